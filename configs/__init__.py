@@ -1,0 +1,1 @@
+"""Model configurations shipped with tfbert (YAML files; see `tfbert.config.load_config`)."""

@@ -1,0 +1,220 @@
+"""Validated model configurations, loaded from and saved to YAML.
+
+An architecture in tfbert is a configuration plus its heads: every encoder is
+made by one builder from an `EncoderConfig`, and a `ModelConfig` adds which
+architecture's heads sit on top.
+
+Example:
+    >>> from tfbert.config import load_config
+    >>> config = load_config("bert_base")
+    >>> config.encoder.hidden_size
+    768
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.resources
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+SHARING_STRATEGIES = ("none", "all", "attention", "ffn")
+ACTIVATIONS = ("gelu", "gelu_new", "relu", "silu", "tanh")
+ARCHITECTURES = ("bert", "albert", "roberta", "electra", "spanbert", "xlm", "xlmr")
+
+
+def _fail(field: str, value: Any, allowed: str) -> None:
+    raise ValueError(f"invalid config field {field!r}: got {value!r}; {allowed}")
+
+
+def _check_int(field: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        _fail(field, value, f"expected an integer >= {minimum}")
+
+
+def _check_rate(field: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
+        _fail(field, value, "expected a number in [0, 1)")
+
+
+def _check_positive_float(field: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        _fail(field, value, "expected a number > 0")
+
+
+def _from_mapping(cls, data: Mapping[str, Any], where: str):
+    if not isinstance(data, Mapping):
+        _fail(where, data, f"expected a mapping of {cls.__name__} fields")
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        _fail(f"{where}.{unknown[0]}" if where else unknown[0], data[unknown[0]],
+              f"unknown key; allowed keys are {', '.join(sorted(known))}")
+    missing = [f.name for f in dataclasses.fields(cls)
+               if f.name not in data and f.default is dataclasses.MISSING]
+    if missing:
+        raise ValueError(f"invalid config: required field {where + '.' if where else ''}{missing[0]!r} is missing")
+    return cls(**data)
+
+
+@dataclasses.dataclass(frozen=True)
+class EncoderConfig:
+    """Hyper-parameters of one transformer encoder (BERT, ALBERT, RoBERTa, XLM, ...).
+
+    `embedding_size` smaller than `hidden_size` gives ALBERT's factorized
+    embeddings (a projection from E to H). `sharing` decides which transformer
+    blocks reuse weights: `none` (BERT), `all` (ALBERT), `attention` or `ffn`
+    (only that sub-layer shared). With sharing, layer `i` uses group
+    `i * num_hidden_groups // num_layers`, and each group holds
+    `inner_group_num` blocks applied in order, as in ALBERT.
+
+    Example:
+        >>> EncoderConfig(vocab_size=30000, hidden_size=768, embedding_size=128, sharing="all")
+    """
+
+    vocab_size: int
+    hidden_size: int = 768
+    num_layers: int = 12
+    num_heads: int = 12
+    intermediate_size: int = 3072
+    embedding_size: int | None = None
+    activation: str = "gelu"
+    dropout_rate: float = 0.1
+    attention_dropout_rate: float = 0.1
+    max_positions: int = 512
+    type_vocab_size: int = 2
+    num_languages: int = 0
+    layer_norm_epsilon: float = 1e-12
+    initializer_range: float = 0.02
+    position_offset: int = 0
+    pad_id: int = 0
+    sharing: str = "none"
+    num_hidden_groups: int = 1
+    inner_group_num: int = 1
+
+    def __post_init__(self) -> None:
+        if self.embedding_size is None:
+            object.__setattr__(self, "embedding_size", self.hidden_size)
+        for name in ("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size",
+                     "embedding_size", "max_positions", "num_hidden_groups", "inner_group_num"):
+            _check_int(name, getattr(self, name), 1)
+        for name in ("type_vocab_size", "num_languages", "position_offset", "pad_id"):
+            _check_int(name, getattr(self, name), 0)
+        _check_rate("dropout_rate", self.dropout_rate)
+        _check_rate("attention_dropout_rate", self.attention_dropout_rate)
+        _check_positive_float("layer_norm_epsilon", self.layer_norm_epsilon)
+        _check_positive_float("initializer_range", self.initializer_range)
+        if self.hidden_size % self.num_heads:
+            _fail("hidden_size", self.hidden_size,
+                  f"must be divisible by num_heads ({self.num_heads}); try {self.num_heads * max(1, round(self.hidden_size / self.num_heads))}")
+        if self.embedding_size > self.hidden_size:
+            _fail("embedding_size", self.embedding_size, f"must be at most hidden_size ({self.hidden_size})")
+        if self.activation not in ACTIVATIONS:
+            _fail("activation", self.activation, f"allowed: {', '.join(ACTIVATIONS)}")
+        if self.sharing not in SHARING_STRATEGIES:
+            _fail("sharing", self.sharing, f"allowed: {', '.join(SHARING_STRATEGIES)}")
+        if self.sharing == "none" and (self.num_hidden_groups != 1 or self.inner_group_num != 1):
+            _fail("num_hidden_groups" if self.num_hidden_groups != 1 else "inner_group_num",
+                  self.num_hidden_groups if self.num_hidden_groups != 1 else self.inner_group_num,
+                  "groups apply only to shared layers; set sharing to all, attention or ffn, or use 1")
+        if self.num_hidden_groups > self.num_layers:
+            _fail("num_hidden_groups", self.num_hidden_groups, f"must be at most num_layers ({self.num_layers})")
+        if self.pad_id >= self.vocab_size:
+            _fail("pad_id", self.pad_id, f"must be smaller than vocab_size ({self.vocab_size})")
+        if self.position_offset >= self.max_positions:
+            _fail("position_offset", self.position_offset, f"must be smaller than max_positions ({self.max_positions})")
+
+    @property
+    def head_size(self) -> int:
+        return self.hidden_size // self.num_heads
+
+    @property
+    def max_sequence_length(self) -> int:
+        """Longest input the position table allows (RoBERTa's offset uses some rows)."""
+        return self.max_positions - self.position_offset
+
+    def group_of_layer(self, layer: int) -> int:
+        """Which shared group transformer layer `layer` uses (ALBERT's assignment)."""
+        return layer * self.num_hidden_groups // self.num_layers
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "EncoderConfig":
+        return _from_mapping(cls, data, "encoder")
+
+    def replace(self, **changes: Any) -> "EncoderConfig":
+        return dataclasses.replace(self, **changes)
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelConfig:
+    """An architecture: which heads and objectives sit on an encoder config.
+
+    Example:
+        >>> config = ModelConfig(architecture="albert", encoder=EncoderConfig(vocab_size=30000))
+        >>> save_config(config, "my_albert.yaml")
+    """
+
+    architecture: str
+    encoder: EncoderConfig
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.architecture not in ARCHITECTURES:
+            _fail("architecture", self.architecture, f"allowed: {', '.join(ARCHITECTURES)}")
+        if not isinstance(self.encoder, EncoderConfig):
+            object.__setattr__(self, "encoder", EncoderConfig.from_dict(self.encoder))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["encoder"] = self.encoder.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "ModelConfig":
+        return _from_mapping(cls, data, "")
+
+    def replace(self, **changes: Any) -> "ModelConfig":
+        return dataclasses.replace(self, **changes)
+
+
+def available_configs() -> list[str]:
+    """Names of the configs shipped in `configs/`, e.g. `bert_base`."""
+    folder = importlib.resources.files("tfbert.configs")
+    return sorted(entry.name[: -len(".yaml")] for entry in folder.iterdir() if entry.name.endswith(".yaml"))
+
+
+def load_config(name_or_path: str | Path) -> ModelConfig:
+    """Loads a shipped config by name (`"albert_base"`) or a YAML file by path."""
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        if not path.is_file():
+            raise FileNotFoundError(f"config file {str(path)!r} does not exist")
+        text = path.read_text(encoding="utf-8")
+        source = str(path)
+    else:
+        resource = importlib.resources.files("tfbert.configs") / f"{name_or_path}.yaml"
+        if not resource.is_file():
+            raise ValueError(
+                f"unknown config {str(name_or_path)!r}; shipped configs are {', '.join(available_configs())}, "
+                "or pass the path of a YAML file"
+            )
+        text = resource.read_text(encoding="utf-8")
+        source = f"configs/{name_or_path}.yaml"
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ValueError(f"config {source!r} is not valid YAML: {error}") from None
+    try:
+        return ModelConfig.from_dict(data if data is not None else {})
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"config {source!r}: {error}") from None
+
+
+def save_config(config: ModelConfig, path: str | Path) -> None:
+    """Writes `config` as YAML that `load_config` reads back unchanged."""
+    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False), encoding="utf-8")

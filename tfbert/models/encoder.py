@@ -1,0 +1,159 @@
+"""The one encoder builder: every tfbert architecture's transformer comes from here."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import keras
+from tfbert.config import EncoderConfig
+from tfbert.models.attention import SelfAttention, attention_bias
+from tfbert.models.embeddings import TextEmbeddings, TokenEmbedding
+from tfbert.models.feedforward import FeedForward
+from tfbert.models.initializers import truncated_normal
+
+INPUT_NAMES = ("token_ids", "segment_ids", "padding_mask")
+
+
+def _component_name(config: EncoderConfig, kind: str, layer: int, inner: int) -> str:
+    """Layer name of the attention or FFN sub-layer that transformer layer `layer` uses.
+
+    Shared sub-layers are named after their group, so two layers that share one
+    get the same name, and the same object.
+    """
+    shared = config.sharing == "all" or config.sharing == kind
+    if not shared:
+        return f"layer{layer}_{kind}"
+    return f"group{config.group_of_layer(layer)}_inner{inner}_{kind}"
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class Encoder(keras.Model):
+    """A post-LayerNorm transformer encoder built from an `EncoderConfig`.
+
+    Inputs are a dict of int32 tensors `[batch, length]`: `token_ids`,
+    `segment_ids`, `padding_mask` (1 for real tokens), and `language_ids` when the
+    config has languages. Outputs are a dict: `sequence_output`
+    `[batch, length, hidden]`, `pooled_output` (tanh dense on the first token)
+    and `encoder_outputs`, the output of every transformer layer.
+
+    The sharing strategy decides which blocks reuse weights; shared sub-layers
+    are the same Keras layer object, so they are the same variables.
+
+    Example:
+        >>> encoder = build_encoder(load_config("bert_base").encoder)
+        >>> outputs = encoder({"token_ids": ids, "segment_ids": segments, "padding_mask": mask})
+        >>> outputs["sequence_output"].shape
+        (batch, length, 768)
+    """
+
+    def __init__(self, config: EncoderConfig | Mapping[str, Any], causal: bool = False, **kwargs):
+        config = config if isinstance(config, EncoderConfig) else EncoderConfig.from_dict(config)
+        policy = kwargs.pop("dtype", None)
+        init = truncated_normal(config.initializer_range)
+        names = INPUT_NAMES + (("language_ids",) if config.num_languages else ())
+        inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in names}
+
+        embeddings = TextEmbeddings(
+            vocab_size=config.vocab_size,
+            embedding_size=config.embedding_size,
+            max_positions=config.max_positions,
+            type_vocab_size=config.type_vocab_size,
+            num_languages=config.num_languages,
+            position_offset=config.position_offset,
+            layer_norm_epsilon=config.layer_norm_epsilon,
+            dropout_rate=config.dropout_rate,
+            initializer_range=config.initializer_range,
+            dtype=policy,
+            name="embeddings",
+        )
+        hidden = embeddings(
+            inputs["token_ids"],
+            inputs["segment_ids"] if config.type_vocab_size else None,
+            inputs["padding_mask"],
+            inputs.get("language_ids"),
+        )
+        if config.embedding_size != config.hidden_size:
+            hidden = keras.layers.Dense(
+                config.hidden_size, kernel_initializer=init, dtype=policy, name="embedding_projection"
+            )(hidden)
+
+        bias = attention_bias(inputs["padding_mask"], causal=causal)
+        components: dict[str, keras.layers.Layer] = {}
+
+        def component(kind: str, layer: int, inner: int) -> keras.layers.Layer:
+            name = _component_name(config, kind, layer, inner)
+            if name not in components:
+                if kind == "attention":
+                    components[name] = SelfAttention(
+                        config.hidden_size,
+                        config.num_heads,
+                        dropout_rate=config.dropout_rate,
+                        attention_dropout_rate=config.attention_dropout_rate,
+                        layer_norm_epsilon=config.layer_norm_epsilon,
+                        initializer_range=config.initializer_range,
+                        dtype=policy,
+                        name=name,
+                    )
+                else:
+                    components[name] = FeedForward(
+                        config.hidden_size,
+                        config.intermediate_size,
+                        activation=config.activation,
+                        dropout_rate=config.dropout_rate,
+                        layer_norm_epsilon=config.layer_norm_epsilon,
+                        initializer_range=config.initializer_range,
+                        dtype=policy,
+                        name=name,
+                    )
+            return components[name]
+
+        layer_outputs = []
+        for layer in range(config.num_layers):
+            for inner in range(config.inner_group_num):
+                hidden = component("attention", layer, inner)(hidden, bias)
+                hidden = component("ffn", layer, inner)(hidden)
+            layer_outputs.append(hidden)
+
+        pooled = keras.layers.Dense(
+            config.hidden_size, activation="tanh", kernel_initializer=init, dtype=policy, name="pooler"
+        )(hidden[:, 0, :])
+
+        super().__init__(
+            inputs=inputs,
+            outputs={"sequence_output": hidden, "pooled_output": pooled, "encoder_outputs": layer_outputs},
+            **kwargs,
+        )
+        self.config = config
+        self.causal = causal
+        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self.token_embedding: TokenEmbedding = embeddings.token_embedding
+
+    def block(self, layer: int, inner: int = 0) -> tuple[SelfAttention, FeedForward]:
+        """The attention and feed-forward sub-layers of transformer layer `layer`."""
+        return (
+            self.get_layer(_component_name(self.config, "attention", layer, inner)),
+            self.get_layer(_component_name(self.config, "ffn", layer, inner)),
+        )
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            "causal": self.causal,
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": self._policy_name,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> "Encoder":
+        return cls(**config)
+
+
+def build_encoder(config: EncoderConfig, *, causal: bool = False, dtype: str | None = None, name: str = "encoder") -> Encoder:
+    """Builds the encoder that `config` describes (BERT, ALBERT, RoBERTa, XLM, ...).
+
+    `causal=True` masks attention to earlier positions (XLM's CLM). `dtype` is
+    a Keras dtype policy such as `"mixed_bfloat16"`; the global policy by default.
+    """
+    return Encoder(config, causal=causal, dtype=dtype, name=name)
+

@@ -1,0 +1,92 @@
+"""Pretraining heads: the masked-LM head and the two-way sentence-pair (NSP/SOP) head."""
+
+from __future__ import annotations
+
+import keras
+from keras import ops
+
+from tfbert.models.activations import get_activation
+from tfbert.models.embeddings import TokenEmbedding
+from tfbert.models.initializers import truncated_normal
+
+
+def gather_positions(sequence, positions):
+    """`sequence[b, positions[b, p]]` for every batch row: `[batch, length, d]` -> `[batch, predictions, d]`."""
+    batch, length, width = ops.shape(sequence)[0], ops.shape(sequence)[1], ops.shape(sequence)[2]
+    offsets = ops.arange(batch, dtype="int32")[:, None] * length
+    flat = ops.reshape(sequence, (batch * length, width))
+    return ops.take(flat, ops.cast(positions, "int32") + offsets, axis=0)
+
+
+class MaskedLMHead(keras.layers.Layer):
+    """Predicts the original tokens at the masked positions only.
+
+    `Dense(embedding_size) -> activation -> LayerNorm`, then the decoder: the
+    transposed token embedding table (tied weights) plus an output bias. With
+    factorized embeddings (ALBERT) the dense layer projects the hidden size down
+    to the embedding size, so the tied table fits. Logits are float32.
+
+    Example:
+        >>> head = MaskedLMHead(encoder.token_embedding, activation="gelu")
+        >>> logits = head(sequence_output, masked_positions)   # [batch, predictions, vocab]
+    """
+
+    def __init__(
+        self,
+        token_embedding: TokenEmbedding,
+        activation: str = "gelu",
+        layer_norm_epsilon: float = 1e-12,
+        initializer_range: float = 0.02,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.token_embedding = token_embedding
+        self.activation_fn = get_activation(activation)
+        policy = self.dtype_policy
+        self.transform = keras.layers.Dense(
+            token_embedding.output_dim,
+            kernel_initializer=truncated_normal(initializer_range),
+            dtype=policy,
+            name="transform",
+        )
+        self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="layer_norm")
+
+    def build(self, sequence_shape, positions_shape=None):
+        self.transform.build(sequence_shape)
+        self.layer_norm.build((*sequence_shape[:-1], self.token_embedding.output_dim))
+        self.output_bias = self.add_weight(
+            shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias"
+        )
+
+    def call(self, sequence, positions):
+        selected = gather_positions(sequence, positions)
+        hidden = self.layer_norm(self.activation_fn(self.transform(selected)))
+        logits = self.token_embedding(hidden, reverse=True)
+        return ops.cast(logits, "float32") + self.output_bias
+
+    def compute_output_shape(self, sequence_shape, positions_shape):
+        return (*positions_shape, self.token_embedding.input_dim)
+
+
+class SentencePairHead(keras.layers.Layer):
+    """Two-way classifier on the pooled output: BERT's next-sentence or ALBERT's sentence-order head.
+
+    Example:
+        >>> logits = SentencePairHead()(pooled_output)   # [batch, 2], float32
+    """
+
+    def __init__(self, dropout_rate: float = 0.0, initializer_range: float = 0.02, **kwargs):
+        super().__init__(**kwargs)
+        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
+        self.classifier = keras.layers.Dense(
+            2, kernel_initializer=truncated_normal(initializer_range), dtype=self.dtype_policy, name="classifier"
+        )
+
+    def build(self, pooled_shape):
+        self.classifier.build(pooled_shape)
+
+    def call(self, pooled, training=None):
+        return ops.cast(self.classifier(self.dropout(pooled, training=training)), "float32")
+
+    def compute_output_shape(self, pooled_shape):
+        return (pooled_shape[0], 2)

@@ -97,6 +97,41 @@ def config_from_huggingface(hf_config: Mapping[str, Any]) -> ModelConfig:
     )
 
 
+def huggingface_config(config: ModelConfig) -> dict[str, Any]:
+    """The Hugging Face `config.json` mapping of a tfbert BERT, ALBERT or RoBERTa config."""
+    encoder = config.encoder
+    model_type = {value: key for key, value in _ARCHITECTURES.items()}.get(config.architecture)
+    if model_type is None:
+        raise ValueError(f"architecture {config.architecture!r} has no Hugging Face equivalent here")
+    if model_type == "albert" and encoder.sharing != "all":
+        raise ValueError(f"Hugging Face ALBERT shares whole layers; sharing {encoder.sharing!r} has no equivalent")
+    if model_type != "albert" and (encoder.sharing != "none" or encoder.embedding_size != encoder.hidden_size):
+        raise ValueError(f"Hugging Face {model_type} has neither layer sharing nor factorized embeddings")
+    hf = dict(
+        model_type=model_type,
+        vocab_size=encoder.vocab_size,
+        hidden_size=encoder.hidden_size,
+        num_hidden_layers=encoder.num_layers,
+        num_attention_heads=encoder.num_heads,
+        intermediate_size=encoder.intermediate_size,
+        hidden_act=encoder.activation,
+        hidden_dropout_prob=encoder.dropout_rate,
+        attention_probs_dropout_prob=encoder.attention_dropout_rate,
+        max_position_embeddings=encoder.max_positions,
+        type_vocab_size=encoder.type_vocab_size,
+        layer_norm_eps=encoder.layer_norm_epsilon,
+        initializer_range=encoder.initializer_range,
+        pad_token_id=encoder.pad_id,
+    )
+    if model_type == "albert":
+        hf.update(
+            embedding_size=encoder.embedding_size,
+            num_hidden_groups=encoder.num_hidden_groups,
+            inner_group_num=encoder.inner_group_num,
+        )
+    return hf
+
+
 def read_state_dict(folder: str | Path) -> dict[str, np.ndarray]:
     """All tensors of a Hugging Face checkpoint folder as NumPy arrays (float32 for floats)."""
     folder = Path(folder)

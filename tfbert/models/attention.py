@@ -74,7 +74,8 @@ class SelfAttention(keras.layers.Layer):
         fused = ops.reshape(self.query_key_value(inputs), (batch, length, 3, self.num_heads, self.head_size))
         query, key, value = fused[:, :, 0], fused[:, :, 1], fused[:, :, 2]
         query = query * ops.cast(1.0 / math.sqrt(self.head_size), query.dtype)
-        scores = ops.cast(ops.einsum("bqnd,bknd->bnqk", query, key), "float32") + bias
+        # Keras casts floating inputs to the compute dtype; the bias is float32 again here.
+        scores = ops.cast(ops.einsum("bqnd,bknd->bnqk", query, key), "float32") + ops.cast(bias, "float32")
         probabilities = ops.softmax(scores, axis=-1)
         probabilities = self.attention_dropout(ops.cast(probabilities, self.compute_dtype), training=training)
         context = ops.einsum("bnqk,bknd->bqnd", probabilities, value)

@@ -22,7 +22,7 @@ def _component_name(config: EncoderConfig, kind: str, layer: int, inner: int) ->
     """
     shared = config.sharing == "all" or config.sharing == kind
     if not shared:
-        return f"layer{layer}_{kind}"
+        return f"layer{layer}_{kind}" if config.inner_group_num == 1 else f"layer{layer}_inner{inner}_{kind}"
     return f"group{config.group_of_layer(layer)}_inner{inner}_{kind}"
 
 

@@ -55,7 +55,7 @@ class MaskedLMHead(keras.layers.Layer):
         self.transform.build(sequence_shape)
         self.layer_norm.build((*sequence_shape[:-1], self.token_embedding.output_dim))
         self.output_bias = self.add_weight(
-            shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias"
+            shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias", autocast=False
         )
 
     def call(self, sequence, positions):

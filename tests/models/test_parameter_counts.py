@@ -1,0 +1,92 @@
+"""Parameter counts against Hugging Face, and what each sharing strategy implies."""
+
+import pytest
+
+from tfbert.config import EncoderConfig, available_configs, load_config
+from tfbert.convert.huggingface import huggingface_config
+from tfbert.models.encoder import build_encoder
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+# Figures stated in the foundation issue (Hugging Face BertModel / AlbertModel, pooler included).
+STATED = {
+    "bert_base": 109_482_240,
+    "albert_base": 11_683_584,
+    "albert_large": 17_683_968,
+    "albert_xlarge": 58_724_864,
+    "albert_xxlarge": 222_595_584,
+}
+
+
+def huggingface_count(config) -> int:
+    hf = huggingface_config(config)
+    classes = {"bert": (transformers.BertConfig, transformers.BertModel),
+               "albert": (transformers.AlbertConfig, transformers.AlbertModel)}
+    config_class, model_class = classes[hf.pop("model_type")]
+    with torch.device("meta"):
+        model = model_class(config_class(**hf))
+    return sum(parameter.numel() for parameter in model.parameters())
+
+
+@pytest.mark.parametrize("name", available_configs())
+def test_shipped_config_counts_equal_transformers(name):
+    config = load_config(name)
+    ours = build_encoder(config.encoder).count_params()
+    assert ours == huggingface_count(config)
+    if name in STATED:
+        assert ours == STATED[name]
+
+
+SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=6, num_heads=4, intermediate_size=128, embedding_size=32,
+             max_positions=128)
+
+
+def component_counts(config: EncoderConfig):
+    """Parameters of the embeddings (+projection, + pooler), one attention and one FFN sub-layer, by formula."""
+    H, E, I = config.hidden_size, config.embedding_size, config.intermediate_size
+    embeddings = (config.vocab_size + config.max_positions + config.type_vocab_size) * E + 2 * E
+    projection = E * H + H if E != H else 0
+    pooler = H * H + H
+    attention = 3 * (H * H + H) + (H * H + H) + 2 * H
+    ffn = (H * I + I) + (I * H + H) + 2 * H
+    return embeddings + projection + pooler, attention, ffn
+
+
+@pytest.mark.parametrize(
+    "sharing,groups,inner,attention_copies,ffn_copies",
+    [
+        ("none", 1, 1, 6, 6),
+        ("all", 1, 1, 1, 1),
+        ("all", 3, 1, 3, 3),
+        ("all", 2, 2, 4, 4),
+        ("attention", 1, 1, 1, 6),
+        ("attention", 2, 1, 2, 6),
+        ("ffn", 1, 1, 6, 1),
+        ("ffn", 3, 2, 12, 6),
+    ],
+)
+def test_sharing_strategy_parameter_count(sharing, groups, inner, attention_copies, ffn_copies):
+    config = EncoderConfig(**SMALL, sharing=sharing, num_hidden_groups=groups, inner_group_num=inner)
+    base, attention, ffn = component_counts(config)
+    encoder = build_encoder(config)
+    assert encoder.count_params() == base + attention_copies * attention + ffn_copies * ffn
+
+
+@pytest.mark.parametrize("sharing", ["all", "attention", "ffn"])
+def test_shared_layers_are_the_same_variables(sharing):
+    config = EncoderConfig(**SMALL, sharing=sharing, num_hidden_groups=2)
+    encoder = build_encoder(config)
+    first_attention, first_ffn = encoder.block(0)
+    same_group_attention, same_group_ffn = encoder.block(2)
+    other_group_attention, other_group_ffn = encoder.block(3)
+    attention_shared = sharing in ("all", "attention")
+    ffn_shared = sharing in ("all", "ffn")
+    assert (first_attention is same_group_attention) == attention_shared
+    assert (first_ffn is same_group_ffn) == ffn_shared
+    assert first_attention is not other_group_attention
+    assert first_ffn is not other_group_ffn
+    if attention_shared:
+        assert first_attention.query_key_value.kernel is same_group_attention.query_key_value.kernel
+    trainable_ids = [id(v) for v in encoder.trainable_variables]
+    assert len(trainable_ids) == len(set(trainable_ids))

@@ -1,0 +1,71 @@
+"""get_config/from_config, `.keras` round trips, and the mixed_bfloat16 policy."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tfbert.models.encoder import Encoder, build_encoder
+from tfbert.models.pretraining import PretrainingModel
+
+from helpers import pretraining_batch, tiny_config
+
+
+def encoder_inputs(inputs):
+    return {name: inputs[name] for name in ("token_ids", "segment_ids", "padding_mask")}
+
+
+@pytest.mark.parametrize("architecture", ["bert", "albert", "roberta"])
+def test_pretraining_model_keras_round_trip_is_identical(tmp_path, architecture):
+    config = tiny_config(architecture)
+    model = PretrainingModel(config)
+    inputs, _ = pretraining_batch(config)
+    path = tmp_path / "model.keras"
+    model.save(path)
+    restored = keras.models.load_model(path)
+    assert isinstance(restored, PretrainingModel)
+    assert restored.config == config
+    before, after = model(inputs), restored(inputs)
+    assert set(before) == set(after)
+    for name in before:
+        np.testing.assert_array_equal(before[name], after[name])
+    assert restored.get_layer("mlm_head").token_embedding is restored.encoder.token_embedding
+
+
+def test_encoder_config_round_trip_and_keras_file(tmp_path):
+    config = tiny_config("albert", num_layers=4, num_hidden_groups=2, inner_group_num=2)
+    encoder = build_encoder(config.encoder)
+    clone = Encoder.from_config(encoder.get_config())
+    assert clone.config == encoder.config
+    assert clone.count_params() == encoder.count_params()
+    inputs = encoder_inputs(pretraining_batch(config)[0])
+    encoder.save(tmp_path / "encoder.keras")
+    restored = keras.models.load_model(tmp_path / "encoder.keras")
+    np.testing.assert_array_equal(encoder(inputs)["sequence_output"], restored(inputs)["sequence_output"])
+    np.testing.assert_array_equal(encoder(inputs)["pooled_output"], restored(inputs)["pooled_output"])
+
+
+def test_mixed_bfloat16_keeps_logits_and_losses_in_float32(tmp_path):
+    config = tiny_config("bert")
+    full = PretrainingModel(config)
+    mixed = PretrainingModel(config, dtype="mixed_bfloat16")
+    mixed.set_weights(full.get_weights())
+    inputs, labels = pretraining_batch(config)
+
+    assert mixed.encoder.get_layer("layer0_attention").compute_dtype == "bfloat16"
+    assert all(variable.dtype == "float32" for variable in mixed.weights)
+    outputs = mixed(inputs, training=False)
+    assert {name: keras.backend.standardize_dtype(value.dtype) for name, value in outputs.items()} == {
+        "mlm_logits": "float32", "nsp_logits": "float32"}
+    reference = full(inputs, training=False)
+    np.testing.assert_allclose(outputs["mlm_logits"], reference["mlm_logits"], atol=0.1)
+    loss = mixed.compute_loss(y=labels, y_pred=outputs)
+    assert keras.backend.standardize_dtype(loss.dtype) == "float32"
+    np.testing.assert_allclose(loss, full.compute_loss(y=labels, y_pred=reference), rtol=0.02)
+
+    mixed.compile(optimizer="adam", jit_compile=True)
+    history = mixed.fit(tf.data.Dataset.from_tensors((inputs, labels)).repeat(2), verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
+    mixed.save(tmp_path / "mixed.keras")
+    restored = keras.models.load_model(tmp_path / "mixed.keras")
+    assert restored.encoder.get_layer("layer0_attention").compute_dtype == "bfloat16"

@@ -115,3 +115,32 @@ def test_real_minilm_checkpoint_matches_transformers(assets):
     with torch.no_grad():
         theirs = reference(**{name: torch.tensor(value) for name, value in batch.items()})
     _close_on_real_tokens(ours["sequence_output"], theirs.last_hidden_state.numpy(), batch["attention_mask"])
+
+
+def test_roberta_masked_lm_matches_transformers(tmp_path):
+    """RoBERTa: positions after the padding id, one segment type, MLM head; the checkpoint has no pooler."""
+    torch.manual_seed(0)
+    config = transformers.RobertaConfig(
+        vocab_size=99, hidden_size=32, num_hidden_layers=3, num_attention_heads=4, intermediate_size=37,
+        max_position_embeddings=40, type_vocab_size=1, pad_token_id=1,
+    )
+    reference = transformers.RobertaForMaskedLM(config).eval()
+    reference.save_pretrained(tmp_path)
+    with pytest.warns(UserWarning, match="no pooler"):
+        model = load_huggingface(tmp_path, heads=True)
+    assert model.config.encoder.position_offset == 2
+
+    ids, _, mask, positions = _batch(99, length=38)
+    ids = np.where(mask == 1, np.maximum(ids, 3), 1).astype("int32")
+    segments = np.zeros_like(ids)
+    ours = model(_tfbert_inputs(ids, segments, mask, positions), training=False)
+    encoded = model.encoder(_tfbert_inputs(ids, segments, mask), training=False)
+    with torch.no_grad():
+        theirs = reference(
+            input_ids=torch.tensor(ids, dtype=torch.long),
+            attention_mask=torch.tensor(mask, dtype=torch.long),
+            output_hidden_states=True,
+        )
+    _close_on_real_tokens(encoded["sequence_output"], theirs.hidden_states[-1].numpy(), mask)
+    mlm_reference = np.take_along_axis(theirs.logits.numpy(), positions[:, :, None].astype(np.int64), axis=1)
+    np.testing.assert_allclose(ours["mlm_logits"], mlm_reference, atol=TOLERANCE, rtol=0)

@@ -265,16 +265,19 @@ def load_state_dict(model: Encoder | PretrainingModel, state: Mapping[str, np.nd
     """Copies a Hugging Face state dict into `model`; returns the checkpoint names it did not use.
 
     Raises `ValueError` naming every missing tensor, or a tensor whose shape
-    does not fit the tfbert weight.
+    does not fit the tfbert weight. The pooler alone may be absent (RoBERTa's
+    masked-LM checkpoints have none): it then keeps its initial weights, with a
+    warning.
     """
     state = _with_legacy_names(dict(state))
     prefix = _prefix(state, architecture)
     used: set[str] = set()
     missing: list[str] = []
+    initialised: list[str] = []
     for variable, names, fn in _assignments(model, architecture, prefix):
         absent = [name for name in names if name not in state]
         if absent:
-            missing.extend(absent)
+            (initialised if names[0].startswith(f"{prefix}pooler") else missing).extend(absent)
             continue
         value = fn(*(state[name] for name in names))
         if tuple(value.shape) != tuple(variable.shape):
@@ -286,6 +289,9 @@ def load_state_dict(model: Encoder | PretrainingModel, state: Mapping[str, np.nd
         used.update(names)
     if missing:
         raise ValueError(f"checkpoint is missing {len(missing)} tensor(s) the model needs: {', '.join(missing[:10])}")
+    if initialised:
+        warnings.warn(f"checkpoint has no pooler ({', '.join(initialised)}); the pooler keeps its initial weights",
+                      stacklevel=2)
     return sorted(name for name in state if name not in used and not name.endswith(_IGNORED_SUFFIXES))
 
 

@@ -90,3 +90,19 @@ def test_shared_layers_are_the_same_variables(sharing):
         assert first_attention.query_key_value.kernel is same_group_attention.query_key_value.kernel
     trainable_ids = [id(v) for v in encoder.trainable_variables]
     assert len(trainable_ids) == len(set(trainable_ids))
+
+
+def test_language_embeddings_and_no_segment_embeddings():
+    import numpy as np
+
+    plain = EncoderConfig(**SMALL)
+    with_languages = plain.replace(num_languages=3, type_vocab_size=0)
+    encoder = build_encoder(with_languages)
+    assert set(encoder.input) == {"token_ids", "segment_ids", "padding_mask", "language_ids"}
+    E = plain.embedding_size
+    assert encoder.count_params() == build_encoder(plain).count_params() + 3 * E - 2 * E
+    ids = np.ones((2, 5), "int32")
+    inputs = {"token_ids": ids, "segment_ids": 0 * ids, "padding_mask": ids}
+    english = encoder({**inputs, "language_ids": 0 * ids})["sequence_output"]
+    spanish = encoder({**inputs, "language_ids": ids})["sequence_output"]
+    assert not np.allclose(english, spanish)

@@ -11,18 +11,29 @@ Facts about Keras 3.15 these choices rely on (each is checked in
 tests/training):
 
 * `exclude_from_weight_decay(var_names=...)` joins the names into one regular
-  expression and `re.search`es it in `variable.name`, which in Keras 3 is the
-  short name (`"gamma"`, `"beta"`, `"bias"`, `"kernel"`), not the path
-  (`"encoder/layer_norm/gamma"`). The anchored patterns below therefore skip
-  every `LayerNormalization` (`gamma`, `beta`) and every bias, and decay the
-  kernels and embeddings.
+  expression and `re.search`es it in the name of the variable it is handed.
+  On the TensorFlow backend that is the `tf.Variable` behind the Keras
+  variable (`keras/src/backend/tensorflow/optimizer.py`,
+  `_apply_weight_decay`), named after the variable *path* plus `:0`
+  (`"encoder/layer_norm/gamma:0"`, and `".../gamma/replica_1:0"` for the other
+  replicas of a `MirroredStrategy`), not Keras' short `variable.name`
+  (`"gamma"`). `NO_DECAY_PATTERN` matches the last path component in all
+  these spellings, so every `LayerNormalization` (`gamma`, `beta`) and every
+  bias is skipped while kernels and embeddings decay.
 * Decay is decoupled and scaled by the learning rate:
   `w <- w - lr * weight_decay * w` before the Adam/LAMB step.
 * With `gradient_accumulation_steps=k` the optimizer updates the weights every
   k-th `apply` with the mean of the k gradients, then clips and decays;
   `optimizer.iterations` counts updates but the learning-rate schedule is
   called with the raw micro-step counter (`optimizer._iterations`), so the
-  schedule built here is stretched by k.
+  schedule built here divides that counter by k.
+* Keras 3.15's Adam/AdamW/Lamb update the second moment of an
+  `IndexedSlices` gradient (embedding lookups) slice by slice, so a token
+  seen twice in a batch gets `v += (1 - beta_2) * (g1**2 + g2**2)` instead
+  of `(g1 + g2)**2` (checked in tests/training). BERT's optimizer saw the
+  dense gradient; `DenseGradients` converts such gradients to dense tensors
+  before the update, which also makes accumulation (dense by construction)
+  equal to one big batch.
 * `keras.optimizers.Lamb` applies decay outside the trust ratio and has no
   exclusion list for the layer adaptation, unlike ALBERT's
   `lamb_optimizer.py` (decay inside the update, LayerNorm/bias excluded
@@ -38,10 +49,11 @@ from __future__ import annotations
 import dataclasses
 
 import keras
+import tensorflow as tf
 
 from tfbert.training.schedules import WarmupLinearDecay
 
-NO_DECAY_VARIABLE_NAMES = ("^gamma$", "^beta$", "^bias$")
+NO_DECAY_PATTERN = r"(^|/)(gamma|beta|bias)(/replica_\d+)?(:\d+)?$"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +72,27 @@ class OptimizerRecipe:
     beta_2: float = 0.999
     epsilon: float = 1e-6
     warmup_fraction: float | None = None
+
+
+class DenseGradients:
+    """Mixin: densify `tf.IndexedSlices` gradients before the Keras update (see module notes)."""
+
+    def apply(self, grads, trainable_variables=None):
+        grads = [
+            tf.convert_to_tensor(grad) if isinstance(grad, tf.IndexedSlices) else grad
+            for grad in grads
+        ]
+        return super().apply(grads, trainable_variables)
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class AdamWDense(DenseGradients, keras.optimizers.AdamW):
+    """`keras.optimizers.AdamW` on dense gradients."""
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class LambDense(DenseGradients, keras.optimizers.Lamb):
+    """`keras.optimizers.Lamb` on dense gradients."""
 
 
 RECIPES = {
@@ -102,8 +135,8 @@ def create_optimizer(
 
     Example:
         >>> optimizer = create_optimizer("bert", total_steps=1_000_000)
-        >>> type(optimizer).__name__, float(optimizer.learning_rate)
-        ('AdamW', 0.0)
+        >>> isinstance(optimizer, keras.optimizers.AdamW), float(optimizer.learning_rate)
+        (True, 0.0)
     """
     if recipe not in RECIPES:
         raise ValueError(f"Unknown optimizer recipe {recipe!r}; expected one of {sorted(RECIPES)}.")
@@ -117,10 +150,11 @@ def create_optimizer(
     accumulation = gradient_accumulation_steps or 1
     schedule = WarmupLinearDecay(
         learning_rate if learning_rate is not None else settings.learning_rate,
-        warmup_steps=min(warmup_steps, total_steps) * accumulation,
-        total_steps=total_steps * accumulation,
+        warmup_steps=min(warmup_steps, total_steps),
+        total_steps=total_steps,
+        micro_steps_per_update=accumulation,
     )
-    optimizer_class = {"adamw": keras.optimizers.AdamW, "lamb": keras.optimizers.Lamb}[
+    optimizer_class = {"adamw": AdamWDense, "lamb": LambDense}[
         settings.algorithm
     ]
     optimizer = optimizer_class(
@@ -132,5 +166,5 @@ def create_optimizer(
         global_clipnorm=clipnorm or None,
         gradient_accumulation_steps=accumulation if accumulation > 1 else None,
     )
-    optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_VARIABLE_NAMES))
+    optimizer.exclude_from_weight_decay(var_names=[NO_DECAY_PATTERN])
     return optimizer

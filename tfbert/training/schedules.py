@@ -28,6 +28,7 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
         warmup_steps: int,
         total_steps: int,
         end_learning_rate: float = 0.0,
+        micro_steps_per_update: int = 1,
     ):
         if total_steps <= 0:
             raise ValueError(f"total_steps must be positive, got {total_steps}.")
@@ -39,9 +40,10 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
         self.warmup_steps = int(warmup_steps)
         self.total_steps = int(total_steps)
         self.end_learning_rate = float(end_learning_rate)
+        self.micro_steps_per_update = int(micro_steps_per_update)
 
     def __call__(self, step):
-        step = ops.cast(step, "float32")
+        step = ops.cast(ops.floor_divide(step, self.micro_steps_per_update), "float32")
         peak = ops.cast(self.peak_learning_rate, "float32")
         end = ops.cast(self.end_learning_rate, "float32")
         warmup = float(max(self.warmup_steps, 1))
@@ -57,4 +59,5 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
             "warmup_steps": self.warmup_steps,
             "total_steps": self.total_steps,
             "end_learning_rate": self.end_learning_rate,
+            "micro_steps_per_update": self.micro_steps_per_update,
         }

@@ -102,6 +102,7 @@ def train(
     log_every: int = 100,
     verbose: str | int = "auto",
     seed: int | None = None,
+    callbacks: list[keras.callbacks.Callback] | None = None,
 ) -> keras.Model:
     """Train `model_fn()` on `dataset_fn` for `steps` steps in total, resuming from `model_dir`.
 
@@ -132,6 +133,7 @@ def train(
         verbose: `"auto"` (Keras' progress bar on a terminal, `StepLogger`
             lines otherwise), 0, 1 or 2.
         seed: seeds Python, NumPy and TensorFlow (`keras.utils.set_random_seed`).
+        callbacks: extra Keras callbacks for every `fit` call.
 
     Returns:
         The trained model.
@@ -195,7 +197,10 @@ def train(
             initial_epoch=start // steps_per_epoch,
             epochs=start // steps_per_epoch + epochs,
             steps_per_epoch=steps_per_epoch,
-            callbacks=_callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose),
+            callbacks=[
+                *_callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose),
+                *(callbacks or []),
+            ],
             verbose=_keras_verbosity(verbose),
             shuffle=False,
         )

@@ -93,8 +93,15 @@ def toy_examples(count=256, seed=0):
 
 
 def toy_dataset_fn(batch_size, input_context=None, count=256):
-    """`dataset_fn` for `tfbert.training.train`: sharded, repeated, static batches."""
-    dataset = tf.data.Dataset.from_tensor_slices(toy_examples(count))
+    """`dataset_fn` for `tfbert.training.train`: sharded, repeated, static batches.
+
+    `padding_mask` is a bool feature here on purpose: Keras 3.15 averages the
+    first batch across replicas in `fit` (AddN on bool under MirroredStrategy),
+    which the driver must avoid.
+    """
+    examples = toy_examples(count)
+    examples["padding_mask"] = examples["padding_mask"].astype(bool)
+    dataset = tf.data.Dataset.from_tensor_slices(examples)
     if input_context is not None and input_context.num_input_pipelines > 1:
         dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
     return dataset.repeat().batch(batch_size, drop_remainder=True)

@@ -83,6 +83,23 @@ def build_for_restore(
     optimizer.build(model.trainable_variables)
 
 
+def skip_keras_symbolic_build(model: keras.Model) -> None:
+    """Stop `fit` from averaging the first input batch across replicas.
+
+    Keras 3.15 `TensorFlowTrainer._maybe_symbolic_build` takes the first
+    distributed batch and calls `strategy.reduce("MEAN", batch)` on it to
+    build the model symbolically. Under `MirroredStrategy` a bool feature in
+    the batch (e.g. a padding mask) then fails with "Value for attr 'T' of
+    bool is not in the list of allowed values ... NodeDef: {{node AddN}}", and
+    under `MultiWorkerMirroredStrategy` any dict batch fails ("Attempt to
+    convert a value ({'token_ids': PerReplica...}) with an unsupported type
+    (<class 'dict'>) to a Tensor"). The driver has already built the model and
+    the optimizer (`build_for_restore`) and compiles no Keras loss or metric,
+    so that build step has nothing left to do and is skipped for this model.
+    """
+    model._maybe_symbolic_build = lambda *args, **kwargs: None
+
+
 def train(
     model_fn: Callable[[], keras.Model],
     dataset_fn: DatasetFn,
@@ -183,6 +200,7 @@ def train(
             per_replica_batch_size(global_batch_size, strategy), tf.distribute.InputContext()
         ).element_spec
         build_for_restore(model, model.optimizer, element_spec)
+        skip_keras_symbolic_build(model)
         state = TrainingCheckpoint(
             model_dir, model, model.optimizer, max_to_keep=max_checkpoints, strategy=strategy
         )

@@ -1,0 +1,16 @@
+"""Strategies, precision and input distribution for TPUs, GPUs, several machines and CPUs."""
+
+from tfbert.distribute.data import distribute_dataset, per_replica_batch_size, shard_for_input_pipeline
+from tfbert.distribute.precision import apply_precision, choose_precision
+from tfbert.distribute.strategy import describe_strategy, resolve_strategy, tpu_is_detectable
+
+__all__ = [
+    "apply_precision",
+    "choose_precision",
+    "describe_strategy",
+    "distribute_dataset",
+    "per_replica_batch_size",
+    "resolve_strategy",
+    "shard_for_input_pipeline",
+    "tpu_is_detectable",
+]

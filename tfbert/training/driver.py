@@ -1,0 +1,301 @@
+"""`train`: pretrain a model with `model.fit` on any strategy, resumably.
+
+The run is cut into `fit` epochs of `checkpoint_every` steps; a checkpoint
+(model + optimizer + global step) is written at the end of each, and a rerun
+of the same call restores the newest one, skips the batches already seen and
+trains up to `steps` again, never past it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+from typing import Callable
+
+import keras
+import tensorflow as tf
+
+from tfbert.distribute.data import DatasetFn, distribute_dataset, per_replica_batch_size
+from tfbert.distribute.precision import apply_precision, choose_precision
+from tfbert.distribute.strategy import (
+    describe_strategy,
+    replicas_are_cpu_devices,
+    resolve_strategy,
+    strategy_kind,
+)
+from tfbert.training.checkpointing import CheckpointEveryEpoch, TrainingCheckpoint
+from tfbert.training.optimization import create_optimizer
+from tfbert.training.progress import StepLogger, stdout_is_terminal
+
+logger = logging.getLogger(__name__)
+
+OptimizerFn = Callable[[int], keras.optimizers.Optimizer]
+
+
+def resolve_jit_compile(strategy: tf.distribute.Strategy, jit_compile: bool | str = "auto") -> bool:
+    """`"auto"`: XLA everywhere except mirrored replicas on CPU devices.
+
+    XLA with `MirroredStrategy` over logical CPU devices fails at the first
+    step (TF 2.21, Keras 3.15): "Trying to access resource
+    embeddings/replica_1/26 ... located in device
+    /job:localhost/replica:0/task:0/device:CPU:1 from device
+    /job:localhost/replica:0/task:0/device:CPU:0" (XLA known issue
+    "tf.Variable on a different device"): the compiled CPU cluster is placed
+    on CPU:0 and cannot read replica 1's variables. Only that case falls back
+    to graph mode; TPU, GPU and the single-device CPU path compile.
+
+    Example:
+        >>> resolve_jit_compile(tf.distribute.get_strategy())
+        True
+    """
+    if jit_compile != "auto":
+        return bool(jit_compile)
+    multi_replica = strategy.num_replicas_in_sync > 1 or strategy_kind(strategy) == "multiworker"
+    return not (multi_replica and replicas_are_cpu_devices(strategy))
+
+
+def resolve_steps_per_execution(strategy: tf.distribute.Strategy, steps_per_execution: int) -> int:
+    """`steps_per_execution`, or 1 under (multi-worker) mirrored strategies.
+
+    Keras 3.15's multi-step loop (`tf.while_loop` over
+    `iterator.get_next_as_optional()`) fails under `MirroredStrategy` with
+    "You must feed a value for placeholder tensor 'while/body/.../Placeholder'
+    with dtype int32" for any `steps_per_execution > 1`; it works on a single
+    device (and is the main TPU speed-up, where it is kept).
+    """
+    if steps_per_execution > 1 and strategy_kind(strategy) in ("mirrored", "multiworker"):
+        logger.warning(
+            "steps_per_execution=%d is not supported by Keras 3 under %s; using 1.",
+            steps_per_execution,
+            type(strategy).__name__,
+        )
+        return 1
+    return steps_per_execution
+
+
+def build_for_restore(
+    model: keras.Model, optimizer: keras.optimizers.Optimizer, element_spec
+) -> None:
+    """Create every model and optimizer variable before a checkpoint is restored into them."""
+    sample = tf.nest.map_structure(lambda spec: tf.zeros(spec.shape, spec.dtype), element_spec)
+    model(sample, training=False)
+    optimizer.build(model.trainable_variables)
+
+
+def skip_keras_symbolic_build(model: keras.Model) -> None:
+    """Stop `fit` from averaging the first input batch across replicas.
+
+    Keras 3.15 `TensorFlowTrainer._maybe_symbolic_build` takes the first
+    distributed batch and calls `strategy.reduce("MEAN", batch)` on it to
+    build the model symbolically. Under `MirroredStrategy` a bool feature in
+    the batch (e.g. a padding mask) then fails with "Value for attr 'T' of
+    bool is not in the list of allowed values ... NodeDef: {{node AddN}}", and
+    under `MultiWorkerMirroredStrategy` any dict batch fails ("Attempt to
+    convert a value ({'token_ids': PerReplica...}) with an unsupported type
+    (<class 'dict'>) to a Tensor"). The driver has already built the model and
+    the optimizer (`build_for_restore`) and compiles no Keras loss or metric,
+    so that build step has nothing left to do and is skipped for this model.
+    """
+    model._maybe_symbolic_build = lambda *args, **kwargs: None
+
+
+def train(
+    model_fn: Callable[[], keras.Model],
+    dataset_fn: DatasetFn,
+    *,
+    model_dir: str,
+    steps: int,
+    global_batch_size: int,
+    strategy: tf.distribute.Strategy | None = None,
+    optimizer_recipe: str = "bert",
+    optimizer_fn: OptimizerFn | None = None,
+    gradient_accumulation_steps: int | None = None,
+    steps_per_execution: int = 1,
+    checkpoint_every: int = 1000,
+    max_checkpoints: int = 3,
+    jit_compile: bool | str = "auto",
+    precision: str = "auto",
+    log_every: int = 100,
+    verbose: str | int = "auto",
+    seed: int | None = None,
+    callbacks: list[keras.callbacks.Callback] | None = None,
+) -> keras.Model:
+    """Train `model_fn()` on `dataset_fn` for `steps` steps in total, resuming from `model_dir`.
+
+    Args:
+        model_fn: builds the (uncompiled) model; called inside `strategy.scope()`.
+            The model computes its own loss in `compute_loss` from the input
+            dict and tracks its metrics; if it has `save_encoder(path)` it is
+            called at the end with `model_dir/encoder`.
+        dataset_fn: `dataset_fn(per_replica_batch_size, input_context)` returns
+            the dataset of one input pipeline: dicts of features, batched with
+            `drop_remainder=True`, sharded with `input_context`, and repeated
+            (steps are counted by the driver, not by the end of the data).
+        model_dir: checkpoints (`ckpt-<step>`), TensorBoard logs (`logs/`),
+            and the exported `encoder/`.
+        steps: total number of training steps (batches) of the run.
+        global_batch_size: examples per step over all replicas.
+        strategy: from `tfbert.distribute.resolve_strategy`; default `"auto"`.
+        optimizer_recipe: a `tfbert.training.optimization` recipe name, used
+            unless `optimizer_fn(total_updates)` is given.
+        gradient_accumulation_steps: micro-batches per update (single-replica
+            strategies only, see `create_optimizer`).
+        steps_per_execution: steps per compiled call (TPU: 100 or more);
+            `steps` and `checkpoint_every` must be multiples of it.
+        checkpoint_every: steps between checkpoints (one `fit` epoch).
+        jit_compile: `True`, `False` or `"auto"` (see `resolve_jit_compile`).
+        precision: `"auto"` (see `choose_precision`) or a Keras policy name.
+        log_every: steps between progress lines and TensorBoard batch summaries.
+        verbose: `"auto"` (Keras' progress bar on a terminal, `StepLogger`
+            lines otherwise), 0, 1 or 2.
+        seed: seeds Python, NumPy and TensorFlow (`keras.utils.set_random_seed`).
+        callbacks: extra Keras callbacks for every `fit` call.
+
+    Returns:
+        The trained model.
+
+    Example:
+        >>> model = train(
+        ...     lambda: BertPretrainer(config), dataset_fn,
+        ...     model_dir="gs://bucket/bert-base", steps=1_000_000,
+        ...     global_batch_size=256, strategy=resolve_strategy("tpu", tpu="local"),
+        ...     steps_per_execution=500, checkpoint_every=10_000)  # doctest: +SKIP
+    """
+    strategy = strategy or resolve_strategy("auto")
+    accumulation = gradient_accumulation_steps or 1
+    _check_arguments(strategy, steps, checkpoint_every, accumulation, global_batch_size)
+    steps_per_execution = resolve_steps_per_execution(strategy, steps_per_execution)
+    if checkpoint_every % steps_per_execution or steps % steps_per_execution:
+        # Keras runs whole executions: a 1-step epoch with steps_per_execution=3 trains 3 steps.
+        raise ValueError(
+            f"checkpoint_every={checkpoint_every} and steps={steps} must be multiples of "
+            f"steps_per_execution={steps_per_execution}."
+        )
+    policy = choose_precision(strategy, precision)
+    use_jit = resolve_jit_compile(strategy, jit_compile)
+    logger.info(
+        "Training on %s, precision %s, jit_compile=%s, steps_per_execution=%d",
+        describe_strategy(strategy),
+        policy,
+        use_jit,
+        steps_per_execution,
+    )
+    if seed is not None:
+        keras.utils.set_random_seed(seed)
+    apply_precision(policy)
+
+    with strategy.scope():
+        model = model_fn()
+        total_updates = steps // accumulation
+        optimizer = (
+            optimizer_fn(total_updates)
+            if optimizer_fn is not None
+            else create_optimizer(
+                optimizer_recipe, total_updates, gradient_accumulation_steps=gradient_accumulation_steps
+            )
+        )
+        model.compile(optimizer=optimizer, jit_compile=use_jit, steps_per_execution=steps_per_execution)
+        element_spec = dataset_fn(
+            per_replica_batch_size(global_batch_size, strategy), tf.distribute.InputContext()
+        ).element_spec
+        build_for_restore(model, model.optimizer, element_spec)
+        skip_keras_symbolic_build(model)
+        state = TrainingCheckpoint(
+            model_dir, model, model.optimizer, max_to_keep=max_checkpoints, strategy=strategy
+        )
+    first_step = state.restore()
+    if first_step:
+        logger.info("Resumed from %s at step %d of %d", state.latest, first_step, steps)
+
+    for start, epochs, steps_per_epoch in _fit_chunks(first_step, steps, checkpoint_every):
+        dataset = distribute_dataset(strategy, dataset_fn, global_batch_size, skip_steps=start)
+        model.fit(
+            dataset,
+            initial_epoch=start // steps_per_epoch,
+            epochs=start // steps_per_epoch + epochs,
+            steps_per_epoch=steps_per_epoch,
+            callbacks=[
+                *_callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose),
+                *(callbacks or []),
+            ],
+            verbose=_keras_verbosity(verbose),
+            shuffle=False,
+        )
+    _export_encoder(model, model_dir, state.chief)
+    return model
+
+
+def _check_arguments(strategy, steps, checkpoint_every, accumulation, global_batch_size) -> None:
+    if steps <= 0 or checkpoint_every <= 0:
+        raise ValueError(f"steps ({steps}) and checkpoint_every ({checkpoint_every}) must be positive.")
+    per_replica_batch_size(global_batch_size, strategy)
+    if accumulation > 1 and strategy.num_replicas_in_sync > 1:
+        raise ValueError(
+            "gradient_accumulation_steps is not supported with several replicas: Keras 3's "
+            "optimizer accumulation applies the update inside a `cond`, and under "
+            "MirroredStrategy that fails with \"`merge_call` called while defining a new "
+            "graph or a tf.function\". Raise global_batch_size instead."
+        )
+    if accumulation > 1 and (steps % accumulation or checkpoint_every % accumulation):
+        raise ValueError(
+            f"steps ({steps}) and checkpoint_every ({checkpoint_every}) must be multiples "
+            f"of gradient_accumulation_steps ({accumulation}) so that checkpoints fall on updates."
+        )
+
+
+def _fit_chunks(first_step: int, steps: int, checkpoint_every: int) -> list[tuple[int, int, int]]:
+    """`(start_step, epochs, steps_per_epoch)` of the `fit` calls from `first_step` to `steps`.
+
+    `fit` cannot change `steps_per_epoch` between epochs, so: one short epoch
+    up to the next multiple of `checkpoint_every` (after a resume from an
+    unaligned step), one call of whole intervals, one short epoch for the rest.
+
+    Example:
+        >>> _fit_chunks(0, 2500, 1000)
+        [(0, 2, 1000), (2000, 1, 500)]
+    """
+    chunks = []
+    step = first_step
+    if step % checkpoint_every and step < steps:
+        realigned = min(steps, (step // checkpoint_every + 1) * checkpoint_every)
+        chunks.append((step, 1, realigned - step))
+        step = realigned
+    full_epochs = (steps - step) // checkpoint_every
+    if full_epochs:
+        chunks.append((step, full_epochs, checkpoint_every))
+        step += full_epochs * checkpoint_every
+    if step < steps:
+        chunks.append((step, 1, steps - step))
+    return chunks
+
+
+def _callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose):
+    callbacks = [CheckpointEveryEpoch(state, steps_per_epoch, first_step=start)]
+    if state.chief and tensorboard_is_installed():
+        callbacks.append(
+            keras.callbacks.TensorBoard(os.path.join(model_dir, "logs"), update_freq=log_every)
+        )
+    if verbose == "auto" and not stdout_is_terminal():
+        callbacks.append(StepLogger(total_steps=steps, every=log_every, first_step=start))
+    return callbacks
+
+
+def tensorboard_is_installed() -> bool:
+    """`tf.summary` needs the `tensorboard` package, which TensorFlow 2.21 does not pull in."""
+    installed = importlib.util.find_spec("tensorboard") is not None
+    if not installed:
+        logger.warning("tensorboard is not installed; no TensorBoard logs (pip install tensorboard).")
+    return installed
+
+
+def _keras_verbosity(verbose: str | int) -> int:
+    if verbose == "auto":
+        return 1 if stdout_is_terminal() else 0
+    return int(verbose)
+
+
+def _export_encoder(model: keras.Model, model_dir: str, chief: bool) -> None:
+    save_encoder = getattr(model, "save_encoder", None)
+    if chief and callable(save_encoder):
+        save_encoder(os.path.join(model_dir, "encoder"))

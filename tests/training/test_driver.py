@@ -52,6 +52,7 @@ def test_trains_exact_steps_checkpoints_and_exports_encoder(tmp_path):
     assert {"ckpt-3.index", "ckpt-6.index", "ckpt-7.index"} <= set(os.listdir(tmp_path))
     assert model.encoder_saved_to == str(tmp_path / "encoder")
     assert (tmp_path / "encoder" / "token_embedding.npy").exists()
+    assert list((tmp_path / "logs" / "train").glob("events.out.tfevents.*")), "no TensorBoard summaries"
 
     again = train(
         ToyPretrainer,

@@ -8,7 +8,6 @@ trains up to `steps` again, never past it.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import os
 from typing import Callable
@@ -272,21 +271,13 @@ def _fit_chunks(first_step: int, steps: int, checkpoint_every: int) -> list[tupl
 
 def _callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose):
     callbacks = [CheckpointEveryEpoch(state, steps_per_epoch, first_step=start)]
-    if state.chief and tensorboard_is_installed():
+    if state.chief:
         callbacks.append(
             keras.callbacks.TensorBoard(os.path.join(model_dir, "logs"), update_freq=log_every)
         )
     if verbose == "auto" and not stdout_is_terminal():
         callbacks.append(StepLogger(total_steps=steps, every=log_every, first_step=start))
     return callbacks
-
-
-def tensorboard_is_installed() -> bool:
-    """`tf.summary` needs the `tensorboard` package, which TensorFlow 2.21 does not pull in."""
-    installed = importlib.util.find_spec("tensorboard") is not None
-    if not installed:
-        logger.warning("tensorboard is not installed; no TensorBoard logs (pip install tensorboard).")
-    return installed
 
 
 def _keras_verbosity(verbose: str | int) -> int:

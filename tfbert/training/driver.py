@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from tfbert.distribute.data import DatasetFn, distribute_dataset, per_replica_batch_size
 from tfbert.distribute.precision import apply_precision, choose_precision
+from tfbert.distribute.replicas import use_global_batch_losses
 from tfbert.distribute.strategy import (
     describe_strategy,
     replicas_are_cpu_devices,
@@ -78,7 +79,8 @@ def build_for_restore(
 ) -> None:
     """Create every model and optimizer variable before a checkpoint is restored into them."""
     sample = tf.nest.map_structure(lambda spec: tf.zeros(spec.shape, spec.dtype), element_spec)
-    model(sample, training=False)
+    inputs, _, _ = keras.utils.unpack_x_y_sample_weight(sample)
+    model(inputs, training=False)
     optimizer.build(model.trainable_variables)
 
 
@@ -186,6 +188,7 @@ def train(
 
     with strategy.scope():
         model = model_fn()
+        use_global_batch_losses(model)
         total_updates = steps // accumulation
         optimizer = (
             optimizer_fn(total_updates)

@@ -101,6 +101,25 @@ def skip_keras_symbolic_build(model: keras.Model) -> None:
     model._maybe_symbolic_build = lambda *args, **kwargs: None
 
 
+def make_logs_reducible_across_workers(model: keras.Model, strategy: tf.distribute.Strategy) -> None:
+    """Give each train-step log a leading axis under `MultiWorkerMirroredStrategy`.
+
+    Keras 3.15 `reduce_per_replica` averages logs across workers with
+    `strategy.reduce("MEAN", log, axis=0)`, which fails on the scalar logs of
+    every train step ("Invalid reduction dimension 0 for input with 0
+    dimensions"). A `[1]`-shaped log reduces over replicas and that axis to the
+    same scalar.
+    """
+    if strategy_kind(strategy) != "multiworker":
+        return
+    train_step = model.train_step
+
+    def train_step_with_reducible_logs(data):
+        return {name: tf.reshape(value, [1]) for name, value in train_step(data).items()}
+
+    model.train_step = train_step_with_reducible_logs
+
+
 def train(
     model_fn: Callable[[], keras.Model],
     dataset_fn: DatasetFn,
@@ -203,6 +222,7 @@ def train(
         ).element_spec
         build_for_restore(model, model.optimizer, element_spec)
         skip_keras_symbolic_build(model)
+        make_logs_reducible_across_workers(model, strategy)
         state = TrainingCheckpoint(
             model_dir, model, model.optimizer, max_to_keep=max_checkpoints, strategy=strategy
         )

@@ -1,0 +1,178 @@
+"""BERT WordPiece tokenization in TensorFlow ops, id-exact with Hugging Face `tokenizers`.
+
+TF-Text's normalizers (`FastBertNormalizer`, `BertTokenizer`) case-fold with NFKC, which turns
+`ß` into `ss` and `ﬁ` into `fi`; BERT's reference lowercases without compatibility folding. So the
+normalization here is spelled out as BERT defines it, and only the subword step is TF-Text's
+`FastWordpieceTokenizer`. Strings of plain printable ASCII, where NFKC folding changes nothing,
+take TF-Text's faster end-to-end path; the rest take the exact general path.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from tfbert.text._files import PathLike, read_lines
+from tfbert.text.base import Tokenizer, as_utf8
+
+VOCAB_FILE = "vocab.txt"
+CONFIG_FILE = "tokenizer_config.json"
+MAX_CHARS_PER_WORD = 100
+
+# BERT's basic tokenizer: CJK ideographs are words of their own.
+_CJK = (
+    r"\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
+    r"\x{2B740}-\x{2B81F}\x{2B920}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}"
+)
+# Whitespace that survives BERT's text cleaning (the other White_Space characters are controls and are dropped).
+_WHITESPACE = r"\t\n\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}"
+# Unicode punctuation plus all ASCII punctuation (BERT counts `$+<=>^|~` and the backquote).
+_PUNCTUATION = r"\p{P}!-/:-@\[-`{-~"
+_WORD_ON_ITS_OWN = f"[{_PUNCTUATION}{_CJK}]"
+_WORD_BOUNDARY = f"[{_WHITESPACE}]|{_WORD_ON_ITS_OWN}"
+# BERT's clean_text drops NUL, U+FFFD and the control, format and private-use categories.
+_DROPPED = r"[\p{Cc}\p{Cf}\p{Co}\x{FFFD}]"
+_PLAIN_ASCII = r"[\t\n\r\x20-\x7E]*"
+
+DEFAULT_SPECIAL_TOKENS = {"cls": "[CLS]", "sep": "[SEP]", "pad": "[PAD]", "mask": "[MASK]", "unk": "[UNK]"}
+
+
+class WordPieceTokenizer(Tokenizer):
+    """BERT / ELECTRA / SpanBERT WordPiece tokenizer made of TF ops.
+
+    Gives the ids of Hugging Face `tokenizers` with BertNormalizer(clean_text, handle_chinese_chars,
+    strip_accents=lowercase, lowercase) + BertPreTokenizer + WordPiece(max 100 chars per word).
+    Special-token strings in the input (`"[SEP]"`) are tokenized as text, never as special ids.
+
+    Example:
+        >>> tokenizer = WordPieceTokenizer("vocab.txt")
+        >>> tokenizer.tokenize(["Hello, world!"])
+        <tf.RaggedTensor [[7592, 1010, 2088, 999]]>
+        >>> tokenizer.detokenize([[7592, 1010, 2088, 999]])
+        <tf.Tensor: ... numpy=array([b'hello , world !'], dtype=object)>
+    """
+
+    def __init__(
+        self,
+        vocab_file: PathLike | Sequence[str],
+        lowercase: bool = True,
+        special_tokens: Mapping[str, str | None] | None = None,
+        name: str | None = None,
+    ):
+        if isinstance(vocab_file, (list, tuple)):
+            tokens = list(vocab_file)
+            if not tokens:
+                raise ValueError("WordPiece vocabulary is empty")
+        else:
+            tokens = read_lines(vocab_file, "WordPiece vocabulary")
+        duplicates = len(tokens) - len(set(tokens))
+        if duplicates:
+            raise ValueError(f"WordPiece vocabulary {vocab_file if not isinstance(vocab_file, list) else ''} has {duplicates} duplicate tokens")
+        specials = dict(DEFAULT_SPECIAL_TOKENS, **(special_tokens or {}))
+        if specials.get("unk") not in tokens:
+            raise ValueError(f"WordPiece vocabulary {vocab_file if not isinstance(vocab_file, list) else ''} lacks the unknown token {specials.get('unk')!r}")
+        super().__init__(tokens, specials, name=name)
+        self.lowercase = lowercase
+        unknown = specials["unk"]
+        self._words_to_pieces = tf_text.FastWordpieceTokenizer(
+            vocab=tokens,
+            token_out_type=tf.int32,
+            unknown_token=unknown,
+            no_pretokenization=True,
+            max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
+        )
+        if lowercase:
+            self._ascii_normalizer = tf_text.FastBertNormalizer(lower_case_nfd_strip_accents=True)
+            self._ascii_tokenizer = tf_text.FastWordpieceTokenizer(
+                vocab=tokens,
+                token_out_type=tf.int32,
+                unknown_token=unknown,
+                no_pretokenization=False,
+                max_bytes_per_word=MAX_CHARS_PER_WORD,
+            )
+
+    def _normalize_words(self, words: tf.Tensor) -> tf.Tensor:
+        words = tf.strings.regex_replace(words, _DROPPED, "")
+        if self.lowercase:
+            words = tf_text.normalize_utf8(words, "NFD")
+            words = tf.strings.regex_replace(words, r"\p{Mn}", "")
+            # BERT lowercases character by character: a final capital sigma becomes σ, not ς.
+            words = tf.strings.regex_replace(words, "Σ", "σ")
+            words = tf.strings.lower(words, encoding="utf-8")
+        return words
+
+    def _general(self, strings: tf.Tensor):
+        # regex_split stops at NUL bytes; \x01 is dropped by the cleaning just like NUL.
+        searchable = tf.strings.regex_replace(strings, "\x00", "\x01")
+        words, word_starts, word_ends = tf_text.regex_split_with_offsets(searchable, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
+        normalized = self._normalize_words(words.flat_values)
+        too_long = tf.strings.length(normalized, unit="UTF8_CHAR") > MAX_CHARS_PER_WORD
+        normalized = tf.where(too_long, self._special_tokens["unk"], normalized)
+        pieces, piece_starts, piece_ends = self._words_to_pieces.tokenize_with_offsets(normalized)
+        # Offsets inside a word are exact when normalization kept its bytes; otherwise each piece spans the word.
+        word_of_piece = pieces.value_rowids()
+        kept_bytes = tf.gather(tf.strings.length(normalized) == tf.strings.length(words.flat_values), word_of_piece)
+        word_start = tf.gather(word_starts.flat_values, word_of_piece)
+        word_end = tf.gather(word_ends.flat_values, word_of_piece)
+        starts = pieces.with_flat_values(tf.where(kept_bytes, word_start + piece_starts.flat_values, word_start))
+        ends = pieces.with_flat_values(tf.where(kept_bytes, word_start + piece_ends.flat_values, word_end))
+        pieces, starts, ends = (words.with_flat_values(part).merge_dims(1, 2) for part in (pieces, starts, ends))
+        return pieces, starts, ends
+
+    def _plain_ascii(self, strings: tf.Tensor):
+        ids, starts, ends = self._ascii_tokenizer.tokenize_with_offsets(self._ascii_normalizer.normalize(strings))
+        return ids, starts, ends
+
+    def _tokenize_batch(self, strings: tf.Tensor):
+        strings = as_utf8(strings)
+        if not self.lowercase:
+            return self._general(strings)
+        plain = tf.strings.regex_full_match(strings, _PLAIN_ASCII)
+        plain_rows = tf.where(plain)[:, 0]
+        other_rows = tf.where(~plain)[:, 0]
+        fast = self._plain_ascii(tf.gather(strings, plain_rows))
+        general = self._general(tf.gather(strings, other_rows))
+        order = tf.math.invert_permutation(tf.concat([plain_rows, other_rows], 0))
+        return tuple(tf.gather(tf.concat([a, b], 0), order) for a, b in zip(fast, general))
+
+    def tokenize(self, strings) -> tf.RaggedTensor:
+        """Ids without special tokens: a RaggedTensor [batch, tokens] of int32 (1-D for a scalar input)."""
+        return self.tokenize_with_offsets(strings)[0]
+
+    def tokenize_with_offsets(self, strings):
+        """(ids, starts, ends): start/end byte offsets (int64) of each token in the input string."""
+        strings = tf.convert_to_tensor(strings, tf.string)
+        if strings.shape.rank == 0:
+            return tuple(part[0] for part in self._tokenize_batch(strings[None]))
+        return self._tokenize_batch(strings)
+
+    def detokenize(self, ids) -> tf.Tensor:
+        """Joins tokens with spaces and glues `##` continuations back on, as BERT's decoder does."""
+        if not isinstance(ids, tf.RaggedTensor):
+            ids = tf.convert_to_tensor(ids)
+            if ids.shape.rank == 1:
+                return self.detokenize(ids[None])[0]
+            ids = tf.RaggedTensor.from_tensor(ids)
+        tokens = self.id_to_token(ids)
+        text = tf.strings.reduce_join(tokens, axis=-1, separator=" ")
+        return tf.strings.regex_replace(text, " ##", "")
+
+    def save_assets(self, directory: PathLike) -> None:
+        """Writes vocab.txt and tokenizer_config.json, which `WordPieceTokenizer.from_directory` reads."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / VOCAB_FILE).write_text("".join(token + "\n" for token in self._tokens), encoding="utf-8")
+        config = {"class": "WordPieceTokenizer", "lowercase": self.lowercase, "special_tokens": self.special_tokens}
+        (directory / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+    @classmethod
+    def from_directory(cls, directory: PathLike) -> "WordPieceTokenizer":
+        """Loads what `save_assets` wrote (a bare vocab.txt folder works too, lowercasing)."""
+        directory = Path(directory)
+        config_path = directory / CONFIG_FILE
+        config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
+        return cls(directory / VOCAB_FILE, lowercase=config.get("lowercase", True), special_tokens=config.get("special_tokens"))

@@ -15,8 +15,8 @@ fresh stream every epoch. A seeded pipeline repeats exactly; an unseeded one
 Why not TF-Text's `mask_language_model` with `RandomItemSelector` (what
 keras-hub uses)? It selects items with ragged shuffles, has no whole-word,
 n-gram or span selection, no span-boundary outputs and no per-element seeds,
-and it rounds the per-sequence budget up; here one sort per batch selects
-units of any kind against an exactly-unbiased budget.
+and it rounds the per-sequence count up; here one sort per batch selects
+units of any kind with an exactly unbiased expected count.
 """
 
 from __future__ import annotations
@@ -44,13 +44,13 @@ class MaskedLMMasker:
     (e + 1) and `span_offsets` (i - s + 1, starting at 1), as SpanBERT's span
     boundary objective needs; unused slots hold 0.
 
-    Selection: the token budget of a sequence is `selection_rate` times its
-    number of maskable tokens (neither special nor padding). Units (tokens,
-    words, n-grams or spans) are taken in random order while they fit; the
-    unit that crosses the budget is taken with the probability that makes the
-    expected count exactly the budget (for single tokens this is stochastic
-    rounding). A unit is never split, and at most `max_predictions` tokens are
-    selected.
+    Selection: a sequence's maskable tokens (neither special nor padding) are
+    grouped into units (tokens, words, n-grams or spans); `selection_rate` of
+    the units, stochastically rounded, are taken in random order, so the
+    expected number of selected tokens is exactly `selection_rate` of the
+    maskable tokens and the lengths of the selected units follow the unit
+    distribution without bias. A unit is never split, and units stop being
+    taken before the selection would exceed `max_predictions` tokens.
 
     Example:
 
@@ -190,7 +190,7 @@ class MaskedLMMasker:
         and, indexed by unit id, `unit_num_tokens`, `unit_num_words`,
         `unit_first_position` and `unit_last_position`.
         """
-        group_seed, order_seed, crossing_seed = tf.unstack(tf.random.experimental.stateless_split(seed, 3))
+        group_seed, order_seed, rounding_seed = tf.unstack(tf.random.experimental.stateless_split(seed, 3))
         batch_size, length = tf.shape(token_ids)[0], tf.shape(token_ids)[1]
         maskable = tf.logical_and(padding_mask > 0, tf.logical_not(tf.gather(self._special_table, token_ids)))
         previous_maskable = _shift_right(maskable, False)
@@ -213,20 +213,21 @@ class MaskedLMMasker:
         unit_first_position = per_unit.min(positions)
         unit_last_position = per_unit.max(positions)
 
-        budget = self.selection_rate * tf.reduce_sum(tf.cast(maskable, tf.float32), axis=1, keepdims=True)
+        # Take `selection_rate` of the units (stochastically rounded) in random
+        # order. A random subset of units keeps the unit-length distribution
+        # unbiased (a token budget filled greedily would favour short units),
+        # and its expected size is `selection_rate` of the maskable tokens.
+        num_units = tf.reduce_sum(tf.cast(unit_starts & maskable, tf.float32), axis=1, keepdims=True)
+        rounding = tf.random.stateless_uniform([batch_size, 1], rounding_seed)
+        num_to_take = tf.floor(self.selection_rate * num_units + rounding)
         eligible = (unit_num_tokens > 0) & (unit_num_tokens <= self.max_predictions)
         priority = tf.where(eligible, tf.random.stateless_uniform(tf.shape(token_ids), order_seed), -1.0)
         order = tf.argsort(priority, axis=1, direction="DESCENDING", stable=True)
-        ordered_sizes = tf.cast(tf.gather(tf.where(eligible, unit_num_tokens, 0), order, batch_dims=1), tf.float32)
-        size_after = tf.cumsum(ordered_sizes, axis=1)
-        size_before = size_after - ordered_sizes
-        # Units that fit the budget always pass; the one that crosses it passes
-        # with probability (budget - size_before) / size, so the expected count
-        # is the budget exactly.
-        crossing_draw = tf.random.stateless_uniform([batch_size, 1], crossing_seed)
+        ordered_sizes = tf.gather(tf.where(eligible, unit_num_tokens, 0), order, batch_dims=1)
+        rank = tf.cast(tf.range(length)[tf.newaxis], tf.float32)
         taken_in_order = (
-            (crossing_draw * ordered_sizes < budget - size_before)
-            & (size_after <= self.max_predictions)
+            (rank < num_to_take)
+            & (tf.cumsum(ordered_sizes, axis=1) <= self.max_predictions)
             & (ordered_sizes > 0)
         )
         taken = tf.gather(taken_in_order, tf.argsort(order, axis=1), batch_dims=1)

@@ -141,10 +141,6 @@ def _as_ragged(segment: tf.Tensor | tf.RaggedTensor) -> tf.RaggedTensor | tf.Ten
 
 
 def _prepend(segment: tf.RaggedTensor, token_id: int) -> tf.RaggedTensor:
-    """`[x, y]` -> `[token_id, x, y]` in every row; an empty row stays empty."""
-    nonempty = tf.cast(segment.row_lengths() > 0, segment.dtype)
-    marker = tf.RaggedTensor.from_row_lengths(
-        tf.fill([tf.reduce_sum(tf.cast(nonempty, tf.int64))], tf.constant(token_id, segment.dtype)),
-        tf.cast(nonempty, tf.int64),
-    )
-    return tf.concat([marker, segment], axis=1)
+    """`[x, y]` -> `[token_id, x, y]` in every row (empty rows too, so the layout never changes)."""
+    marker = tf.fill([segment.nrows(), 1], tf.constant(token_id, segment.dtype))
+    return tf.concat([tf.RaggedTensor.from_tensor(marker), segment], axis=1)

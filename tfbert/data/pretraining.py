@@ -242,6 +242,7 @@ def contiguous_examples(
 
     With `cross_documents`, the last, unfilled chunk of a document is carried
     into the next one, followed by `separator_id`; a `scan` keeps that carry.
+    A document boundary that falls between two chunks needs no separator.
     """
     if not cross_documents:
         return tokenized_documents.map(
@@ -251,8 +252,9 @@ def contiguous_examples(
 
     def step(carry, element):
         document, is_end = element
+        separator = tf.fill([tf.cast(tf.logical_not(is_end), tf.int32)], separator_id)
         carry_row = tf.RaggedTensor.from_row_lengths(
-            tf.concat([carry, [separator_id]], 0), [tf.size(carry) + 1])
+            tf.concat([carry, separator], 0), [tf.size(carry) + tf.size(separator)])
         sentences = tf.cond(tf.size(carry) > 0, lambda: tf.concat([carry_row, document], 0), lambda: document)
         chunks = contiguous_chunks(sentences, max_num_tokens)
         last_length = tf.cast(tf.reduce_sum(chunks.row_lengths()[-1:]), tf.int32)
@@ -320,6 +322,11 @@ def pretraining_dataset(
     else:
         raise ValueError(f"unknown objective {objective!r}")
 
+    def with_static_batch(features):
+        return {name: tf.ensure_shape(value, [batch_size] + value.shape[1:]) for name, value in features.items()}
+
     batches = examples.ragged_batch(batch_size, drop_remainder=True)
-    packed = batches.map(pack, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
-    return mask_dataset(packed, masker, seed=seed).prefetch(tf.data.AUTOTUNE)
+    packed = batches.map(lambda batch: with_static_batch(pack(batch)),
+                         num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    masked = mask_dataset(packed, masker, seed=seed).map(with_static_batch)
+    return masked.prefetch(tf.data.AUTOTUNE)

@@ -91,6 +91,14 @@ def _regroup_spaces(pieces: tf.RaggedTensor) -> tf.RaggedTensor:
     return tf.RaggedTensor.from_value_rowids(joined, tf.boolean_mask(rows, starts), nrows=pieces.nrows())
 
 
+def split_pieces(strings: tf.Tensor) -> tf.RaggedTensor:
+    """GPT-2's pre-tokenization of strings [batch] into pieces (RaggedTensor [batch, pieces]) that tile the text."""
+    text = as_utf8(strings)
+    pieces = tf_text.regex_split(tf.strings.regex_replace(text, "\x00", _NUL_STAND_IN), _PIECE, _PIECE)
+    pieces = _regroup_spaces(pieces)
+    return pieces.with_flat_values(tf.strings.regex_replace(pieces.flat_values, _NUL_STAND_IN, "\x00"))
+
+
 class BytePairTokenizer(Tokenizer):
     """GPT-2 / RoBERTa byte-level BPE as a `tf.Module`.
 
@@ -235,10 +243,7 @@ class BytePairTokenizer(Tokenizer):
 
     def _byte_tokens(self, strings: tf.Tensor) -> tf.RaggedTensor:
         """Raw-byte BPE tokens of each string: RaggedTensor [batch, tokens]."""
-        text = as_utf8(strings)
-        pieces = tf_text.regex_split(tf.strings.regex_replace(text, "\x00", _NUL_STAND_IN), _PIECE, _PIECE)
-        pieces = _regroup_spaces(pieces)
-        pieces = pieces.with_flat_values(tf.strings.regex_replace(pieces.flat_values, _NUL_STAND_IN, "\x00"))
+        pieces = split_pieces(strings)
         distinct, where_from = tf.unique(pieces.flat_values)
         fingerprints = tf.strings.to_hash_bucket_fast(distinct, _FINGERPRINT_RANGE)
         cached = self._cache.lookup(fingerprints)

@@ -203,13 +203,13 @@ def pair_examples(
     """A stream of tokenized documents -> a stream of `{"first", "second", "label"}` pairs.
 
     For NSP the random segments come from a second pass over
-    `tokenized_documents`, repeated and shuffled with `other_document_buffer`;
+    `tokenized_documents`, shuffled with `other_document_buffer` and repeated;
     of two candidates the first that is not the current document is used.
     """
     indexed = tokenized_documents.enumerate()
     seeds = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True).batch(2)
     if objective == "nsp":
-        others = indexed.repeat().shuffle(other_document_buffer, seed=seed, reshuffle_each_iteration=True).batch(2)
+        others = indexed.shuffle(other_document_buffer, seed=seed, reshuffle_each_iteration=True).repeat().batch(2)
     else:
         others = indexed.map(lambda index, document: (index[tf.newaxis], tf.expand_dims(document, 0)))
     combined = tf.data.Dataset.zip((indexed, others, seeds))

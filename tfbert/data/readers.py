@@ -127,5 +127,5 @@ def _as_list(files: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str
     """File names from one name, a glob pattern or a list of names."""
     if isinstance(files, (str, os.PathLike)):
         files = os.fspath(files)
-        return tf.io.gfile.glob(files) or [files]
+        return sorted(tf.io.gfile.glob(files)) or [files]
     return [str(name) for name in files]

@@ -16,6 +16,12 @@ def as_utf8(strings: tf.Tensor) -> tf.Tensor:
     )
 
 
+def roles_in_config(config: Mapping) -> dict[str, str]:
+    """Special-token roles a saved tokenizer_config.json names; roles it leaves empty are detected
+    again from the vocabulary (so tokens added later, such as <mask>, are found)."""
+    return {role: token for role, token in (config.get("special_tokens") or {}).items() if token is not None}
+
+
 class Tokenizer(tf.Module):
     """Base class: a `tf.Module` whose vocabulary lives in graph constants, so SavedModels carry it.
 

@@ -20,7 +20,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from tfbert.text._files import PathLike, existing_file, read_json, read_lines
-from tfbert.text.base import Tokenizer, as_utf8
+from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 VOCAB_FILE = "vocab.json"
 MERGES_FILE = "merges.txt"
@@ -97,6 +97,7 @@ def split_pieces(strings: tf.Tensor) -> tf.RaggedTensor:
     pieces = tf_text.regex_split(tf.strings.regex_replace(text, "\x00", _NUL_STAND_IN), _PIECE, _PIECE)
     pieces = _regroup_spaces(pieces)
     return pieces.with_flat_values(tf.strings.regex_replace(pieces.flat_values, _NUL_STAND_IN, "\x00"))
+
 
 
 class BytePairTokenizer(Tokenizer):
@@ -306,7 +307,7 @@ class BytePairTokenizer(Tokenizer):
         config_path = directory / CONFIG_FILE
         config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
         existing_file(directory / VOCAB_FILE, "byte-level BPE vocabulary")
-        return cls(directory / VOCAB_FILE, directory / MERGES_FILE, special_tokens=config.get("special_tokens"))
+        return cls(directory / VOCAB_FILE, directory / MERGES_FILE, special_tokens=roles_in_config(config))
 
 
 def _merge_with_ranks(token: bytes, ranks: Mapping[bytes, int], below: int) -> list[bytes]:

@@ -11,7 +11,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from tfbert.text._files import PathLike, existing_file
-from tfbert.text.base import Tokenizer, as_utf8
+from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 MODEL_FILE = "spiece.model"
 CONFIG_FILE = "tokenizer_config.json"
@@ -41,6 +41,7 @@ def _load_model(model_file: PathLike | bytes) -> tuple[bytes, sentencepiece.Sent
     if processor.GetPieceSize() == 0:
         raise ValueError(f"{source} has no pieces")
     return proto, processor
+
 
 
 class SentencePieceTokenizer(Tokenizer):
@@ -106,4 +107,4 @@ class SentencePieceTokenizer(Tokenizer):
         directory = Path(directory)
         config_path = directory / CONFIG_FILE
         config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
-        return cls(directory / MODEL_FILE, lowercase=config.get("lowercase", False), special_tokens=config.get("special_tokens"))
+        return cls(directory / MODEL_FILE, lowercase=config.get("lowercase", False), special_tokens=roles_in_config(config))

@@ -19,7 +19,7 @@ import tensorflow_text as tf_text
 
 from tfbert.text._files import PathLike, read_lines
 from tfbert.text._wordpiece_unsafe_chars import UNSAFE_WHEN_CASED, UNSAFE_WHEN_LOWERCASING
-from tfbert.text.base import Tokenizer, as_utf8
+from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 VOCAB_FILE = "vocab.txt"
 CONFIG_FILE = "tokenizer_config.json"
@@ -72,6 +72,7 @@ def split_words_with_offsets(strings: tf.Tensor, lowercase: bool):
     searchable = tf.strings.regex_replace(strings, "\x00", "\x01")
     words, starts, ends = tf_text.regex_split_with_offsets(searchable, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
     return words, words.with_flat_values(normalize_words(words.flat_values, lowercase)), starts, ends
+
 
 
 class WordPieceTokenizer(Tokenizer):
@@ -205,4 +206,4 @@ class WordPieceTokenizer(Tokenizer):
         directory = Path(directory)
         config_path = directory / CONFIG_FILE
         config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
-        return cls(directory / VOCAB_FILE, lowercase=config.get("lowercase", True), special_tokens=config.get("special_tokens"))
+        return cls(directory / VOCAB_FILE, lowercase=config.get("lowercase", True), special_tokens=roles_in_config(config))

@@ -36,8 +36,9 @@ _WHITESPACE = r"\t\n\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x
 _PUNCTUATION = r"\p{P}!-/:-@\[-`{-~"
 _WORD_ON_ITS_OWN = f"[{_PUNCTUATION}{_CJK}]"
 _WORD_BOUNDARY = f"[{_WHITESPACE}]|{_WORD_ON_ITS_OWN}"
-# BERT's clean_text drops NUL, U+FFFD and the control, format and private-use categories.
-_DROPPED = r"[\p{Cc}\p{Cf}\p{Co}\x{FFFD}]"
+# BERT's clean_text drops NUL, U+FFFD and the control (Cc, but tab and line ends are whitespace),
+# format and private-use categories.
+_DROPPED = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\p{Cf}\p{Co}\x{FFFD}]"
 # A string takes TF-Text's fast path when it has none of the characters where the fast path is not
 # BERT's and no run of this many word characters: such a run could pass 100 characters after NFD
 # (up to 4 characters per character), or 400 bytes, the fast path's own limit.
@@ -50,9 +51,10 @@ def _character_class(ranges) -> str:
 DEFAULT_SPECIAL_TOKENS = {"cls": "[CLS]", "sep": "[SEP]", "pad": "[PAD]", "mask": "[MASK]", "unk": "[UNK]"}
 
 
-def normalize_words(words: tf.Tensor, lowercase: bool) -> tf.Tensor:
-    """BERT's normalization of each word: drop controls, and when lowercasing strip accents (NFD, drop Mn) and lowercase."""
-    words = tf.strings.regex_replace(words, _DROPPED, "")
+def bert_normalize(text: tf.Tensor, lowercase: bool) -> tf.Tensor:
+    """BERT's normalization of strings or words: drop controls, and when lowercasing strip accents
+    (NFD, drop Mn) and lowercase character by character."""
+    words = tf.strings.regex_replace(text, _DROPPED, "")
     if lowercase:
         words = tf_text.normalize_utf8(words, "NFD")
         words = tf.strings.regex_replace(words, r"\p{Mn}", "")
@@ -71,7 +73,7 @@ def split_words_with_offsets(strings: tf.Tensor, lowercase: bool):
     # regex_split stops at NUL bytes; \x01 is dropped by the cleaning just like NUL.
     searchable = tf.strings.regex_replace(strings, "\x00", "\x01")
     words, starts, ends = tf_text.regex_split_with_offsets(searchable, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
-    return words, words.with_flat_values(normalize_words(words.flat_values, lowercase)), starts, ends
+    return words, words.with_flat_values(bert_normalize(words.flat_values, lowercase)), starts, ends
 
 
 
@@ -131,14 +133,24 @@ class WordPieceTokenizer(Tokenizer):
             max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
         )
 
+    def _word_pieces(self, words: tf.RaggedTensor, with_offsets: bool):
+        """WordPiece on normalized words; words over 100 characters become [UNK] as in BERT."""
+        too_long = tf.strings.length(words.flat_values, unit="UTF8_CHAR") > MAX_CHARS_PER_WORD
+        words = tf.where(too_long, self._special_tokens["unk"], words.flat_values)
+        if with_offsets:
+            return self._words_to_pieces.tokenize_with_offsets(words)
+        return self._words_to_pieces.tokenize(words)
+
     def _general(self, strings: tf.Tensor, with_offsets: bool):
-        words, normalized, word_starts, word_ends = split_words_with_offsets(as_utf8(strings), self.lowercase)
-        normalized = normalized.flat_values
-        too_long = tf.strings.length(normalized, unit="UTF8_CHAR") > MAX_CHARS_PER_WORD
-        normalized = tf.where(too_long, self._special_tokens["unk"], normalized)
+        strings = as_utf8(strings)
         if not with_offsets:
-            return (words.with_flat_values(self._words_to_pieces.tokenize(normalized)).merge_dims(1, 2),)
-        pieces, piece_starts, piece_ends = self._words_to_pieces.tokenize_with_offsets(normalized)
+            # Without offsets, normalize whole strings and split afterwards: BERT's own order, fewer op calls.
+            normalized = bert_normalize(strings, self.lowercase)
+            words = tf_text.regex_split(normalized, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
+            return (words.with_flat_values(self._word_pieces(words, False)).merge_dims(1, 2),)
+        words, normalized, word_starts, word_ends = split_words_with_offsets(strings, self.lowercase)
+        pieces, piece_starts, piece_ends = self._word_pieces(normalized, True)
+        normalized = normalized.flat_values
         # Offsets inside a word are exact when normalization kept its bytes; otherwise each piece spans the word.
         word_of_piece = pieces.value_rowids()
         kept_bytes = tf.gather(tf.strings.length(normalized) == tf.strings.length(words.flat_values), word_of_piece)
@@ -160,12 +172,16 @@ class WordPieceTokenizer(Tokenizer):
 
     def _tokenize_batch(self, strings: tf.Tensor, with_offsets: bool):
         fast = tf.strings.regex_full_match(strings, self._fast_path_text) & ~tf.strings.regex_full_match(strings, self._long_run)
-        fast_rows = tf.where(fast)[:, 0]
-        other_rows = tf.where(~fast)[:, 0]
-        fast_results = self._fast(tf.gather(strings, fast_rows), with_offsets)
-        general_results = self._general(tf.gather(strings, other_rows), with_offsets)
-        order = tf.math.invert_permutation(tf.concat([fast_rows, other_rows], 0))
-        return tuple(tf.gather(tf.concat([a, b], 0), order) for a, b in zip(fast_results, general_results))
+
+        def mixed():
+            fast_rows = tf.where(fast)[:, 0]
+            other_rows = tf.where(~fast)[:, 0]
+            fast_results = self._fast(tf.gather(strings, fast_rows), with_offsets)
+            general_results = self._general(tf.gather(strings, other_rows), with_offsets)
+            order = tf.math.invert_permutation(tf.concat([fast_rows, other_rows], 0))
+            return tuple(tf.gather(tf.concat([a, b], 0), order) for a, b in zip(fast_results, general_results))
+
+        return tf.cond(tf.reduce_all(fast), lambda: self._fast(strings, with_offsets), mixed)
 
     def _tokenize(self, strings, with_offsets: bool):
         strings = tf.convert_to_tensor(strings, tf.string)

@@ -242,7 +242,7 @@ def contiguous_examples(
 
     With `cross_documents`, the last, unfilled chunk of a document is carried
     into the next one, followed by `separator_id`; a `scan` keeps that carry.
-    A document boundary that falls between two chunks needs no separator.
+    A document boundary that falls between two chunks gets no separator.
     """
     if not cross_documents:
         return tokenized_documents.map(
@@ -256,7 +256,7 @@ def contiguous_examples(
         carry_row = tf.RaggedTensor.from_row_lengths(
             tf.concat([carry, separator], 0), [tf.size(carry) + tf.size(separator)])
         sentences = tf.cond(tf.size(carry) > 0, lambda: tf.concat([carry_row, document], 0), lambda: document)
-        chunks = contiguous_chunks(sentences, max_num_tokens)
+        chunks = _drop_lone_separator(contiguous_chunks(sentences, max_num_tokens), tf.size(carry))
         last_length = tf.cast(tf.reduce_sum(chunks.row_lengths()[-1:]), tf.int32)
         # Keep the last chunk open while a separator and one more token still fit.
         keep_last = tf.logical_not(is_end) & (chunks.nrows() > 0) & (last_length < max_num_tokens - 1)
@@ -270,6 +270,20 @@ def contiguous_examples(
     marked = tokenized_documents.map(lambda document: (document, False)).concatenate(end_marker)
     chunked = marked.scan(tf.zeros([0], tf.int32), step)
     return chunked.map(lambda values, lengths: tf.RaggedTensor.from_row_lengths(values, lengths)).unbatch()
+
+
+def _drop_lone_separator(chunks: tf.RaggedTensor, carry_length: tf.Tensor) -> tf.RaggedTensor:
+    """Drop the separator ending the first chunk when that chunk is only the carried text.
+
+    That happens when the next document's first sentence does not fit beside
+    the carry; the separator would then mark a boundary with nothing after it.
+    """
+    lengths = tf.cast(chunks.row_lengths(), tf.int32)
+    lone = (carry_length > 0) & (tf.size(lengths) > 0) & tf.equal(tf.reduce_sum(lengths[:1]), carry_length + 1)
+    keep = tf.logical_not(lone & tf.equal(tf.range(tf.size(chunks.flat_values)), carry_length))
+    first_row = tf.one_hot(0, tf.size(lengths), dtype=tf.int32)
+    new_lengths = lengths - tf.cast(lone, tf.int32) * first_row
+    return tf.RaggedTensor.from_row_lengths(tf.boolean_mask(chunks.flat_values, keep), tf.cast(new_lengths, tf.int64))
 
 
 def pretraining_dataset(

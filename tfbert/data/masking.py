@@ -198,9 +198,8 @@ class MaskedLMMasker:
 
         if self.unit == "token":
             return self._select_tokens(maskable, order_seed, rounding_seed)
-        else:
-            starts_piece = tf.gather(self._word_start_table, token_ids)
-            word_starts = maskable & (starts_piece | tf.logical_not(previous_maskable))
+        starts_piece = tf.gather(self._word_start_table, token_ids)
+        word_starts = maskable & (starts_piece | tf.logical_not(previous_maskable))
         if self.unit in ("ngram", "span"):
             unit_starts = self._group_words(word_starts, maskable, previous_maskable, group_seed)
         else:
@@ -218,7 +217,7 @@ class MaskedLMMasker:
         # order. A random subset of units keeps the unit-length distribution
         # unbiased (a token budget filled greedily would favour short units),
         # and its expected size is `selection_rate` of the maskable tokens.
-        num_units = tf.reduce_sum(tf.cast(unit_starts & maskable, tf.float32), axis=1, keepdims=True)
+        num_units = tf.reduce_sum(tf.cast(unit_starts, tf.float32), axis=1, keepdims=True)
         rounding = tf.random.stateless_uniform([batch_size, 1], rounding_seed)
         num_to_take = tf.floor(self.selection_rate * num_units + rounding)
         eligible = (unit_num_tokens > 0) & (unit_num_tokens <= self.max_predictions)

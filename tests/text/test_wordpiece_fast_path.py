@@ -40,9 +40,8 @@ def unsafe_code_points(vocab_file, lowercase):
     )
     fast = tf.function(lambda s: fast_tokenizer.tokenize(normalizer.normalize(s)))
     general = tf.function(lambda s: exact._general(s, False)[0])
-    same_text = tf.function(
-        lambda s: tf.strings.regex_replace(normalizer.normalize(s), " ", "") == tf.strings.regex_replace(bert_normalize(s, lowercase), " ", "")
-    )
+    without_spaces = lambda s: tf.strings.regex_replace(s, r"[\t\n\r ]", "")  # noqa: E731
+    same_text = tf.function(lambda s: without_spaces(normalizer.normalize(s)) == without_spaces(bert_normalize(s, lowercase)))
     code_points = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
     unsafe = []
     for chunk in batched(code_points, 20_000):

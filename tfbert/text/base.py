@@ -54,14 +54,13 @@ class Tokenizer(tf.Module):
     def vocabulary_size(self) -> int:
         return len(self._tokens)
 
-    def id_to_token(self, ids) -> tf.Tensor:
-        """Token strings of int ids (any shape, ragged allowed)."""
+    def id_to_token(self, ids) -> tf.Tensor | str:
+        """Token strings of int ids (any shape, ragged allowed); a Python int gives a Python str."""
         if isinstance(ids, int):
             return self._tokens[ids]
-        ids = tf.convert_to_tensor(ids) if not isinstance(ids, tf.RaggedTensor) else ids
         if isinstance(ids, tf.RaggedTensor):
             return ids.with_flat_values(tf.gather(self._token_strings, ids.flat_values))
-        return tf.gather(self._token_strings, ids)
+        return tf.gather(self._token_strings, tf.convert_to_tensor(ids))
 
     def token_to_id(self, tokens):
         """Ids of token strings (-1 when absent); a Python str gives a Python int."""

@@ -73,7 +73,6 @@ class SentencePieceTokenizer(Tokenizer):
         specials.update(special_tokens or {})
         super().__init__(tokens, specials, name=name)
         self.lowercase = lowercase
-        self._configured_special_tokens = dict(special_tokens or {})
         self._sentencepiece = tf_text.SentencepieceTokenizer(model=self._proto, out_type=tf.int32)
 
     def _prepare(self, strings: tf.Tensor) -> tf.Tensor:

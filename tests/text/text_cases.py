@@ -24,6 +24,7 @@ HARD_STRINGS = [
     "Mixed: Привет мир, مرحبا بالعالم, שלום, नमस्ते, ภาษาไทย, Ελληνικά".encode(),
     b"invalid \xff\xfe bytes \xc3( and \xe2\x82 truncated \xf0\x9f\x98",
     b"lone continuation \x80\x81 end",
+    b"surrogate \xed\xa0\x80 beyond \xf4\x90\x80\x80 overlong \xc0\xaf five \xf8\x88\x80\x80\x80",
     "it's we'll they've I'm you'd 's 'S  's".encode(),
     b"  leading and trailing spaces   ",
     b"multiple   spaces\n\n\nand\r\n\r\nnewlines \n x",

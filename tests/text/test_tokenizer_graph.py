@@ -81,3 +81,16 @@ def test_load_tokenizer_picks_the_class(tokenizer, tmp_path):
 def test_classes_are_modules():
     for cls in (WordPieceTokenizer, SentencePieceTokenizer, BytePairTokenizer):
         assert issubclass(cls, tf.Module)
+
+
+def test_sentencepiece_survives_reseeding(assets):
+    """`tf.random.set_seed` clears TF's kernel cache, which deleted TF-Text's unnamed SentencePiece resource."""
+    import keras
+
+    from tfbert.text import SentencePieceTokenizer
+
+    tokenizer = SentencePieceTokenizer(assets("spm/botchan_en_unigram_1000.model"))
+    expected = tokenizer.tokenize(["hello world"]).to_list()
+    keras.utils.set_random_seed(0)
+    dataset = tf.data.Dataset.from_tensor_slices(["hello world"]).map(tokenizer.tokenize)
+    assert [next(iter(dataset)).numpy().tolist()] == expected

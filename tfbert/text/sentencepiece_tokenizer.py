@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Mapping
@@ -9,12 +10,36 @@ from typing import Mapping
 import sentencepiece
 import tensorflow as tf
 import tensorflow_text as tf_text
+from tensorflow_text.python.ops.sentencepiece_tokenizer import gen_sentencepiece_tokenizer
 
 from tfbert.text._files import PathLike, existing_file
 from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 MODEL_FILE = "spiece.model"
 CONFIG_FILE = "tokenizer_config.json"
+
+
+
+class _SharedSentencepieceModel(tf.saved_model.experimental.TrackableResource):
+    """The SentencePiece model resource, registered under a name derived from the model's bytes.
+
+    TF-Text creates it without a name, which makes it private to the op's
+    kernel: `tf.random.set_seed` (and `keras.utils.set_random_seed`) clears the
+    eager kernel cache, deletes the resource, and every dataset using the
+    tokenizer then fails with "Resource .../_0_SentencepieceOp/... does not
+    exist". A shared name keeps it in the resource manager; identical models
+    may share it, different ones never collide.
+    """
+
+    def __init__(self, proto: bytes):
+        super().__init__()
+        self._proto = proto
+        self._shared_name = "tfbert_sentencepiece_" + hashlib.sha256(proto).hexdigest()[:24]
+        _ = self.resource_handle
+
+    def _create_resource(self):
+        return gen_sentencepiece_tokenizer.sentencepiece_op(model=self._proto, shared_name=self._shared_name)
+
 
 # Preferred token string for each role, first one present in the model wins.
 _ROLE_CANDIDATES = {
@@ -74,6 +99,7 @@ class SentencePieceTokenizer(Tokenizer):
         super().__init__(tokens, specials, name=name)
         self.lowercase = lowercase
         self._sentencepiece = tf_text.SentencepieceTokenizer(model=self._proto, out_type=tf.int32)
+        self._sentencepiece._model_resource = _SharedSentencepieceModel(self._proto)
 
     def _prepare(self, strings: tf.Tensor) -> tf.Tensor:
         strings = as_utf8(strings)

@@ -1,0 +1,60 @@
+"""`pretrain` end to end on real text: vocabulary, pipeline, model, checkpoints, saved encoder."""
+
+import keras
+import numpy as np
+import pytest
+
+from tfbert.config import load_config
+from tfbert.models.encoder import Encoder
+from tfbert.text import load_tokenizer
+from tfbert.text.vocab_training import train_sentencepiece
+from tfbert.training.pretraining import documents_from, pretrain, pretraining_examples
+
+
+@pytest.fixture(scope="module")
+def botchan_corpus(assets, tmp_path_factory):
+    """Botchan as documents of 25 sentences (a blank line between documents)."""
+    lines = [line.strip() for line in assets("text/botchan.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
+    folder = tmp_path_factory.mktemp("botchan")
+    corpus = folder / "botchan_documents.txt"
+    corpus.write_text("\n\n".join("\n".join(lines[i:i + 25]) for i in range(0, len(lines), 25)) + "\n")
+    tokenizer = train_sentencepiece(str(corpus), 800, folder / "spm", lowercase=True)
+    return corpus, folder / "spm", tokenizer
+
+
+def tiny_albert():
+    config = load_config("albert_tiny")
+    return config.replace(encoder=config.encoder.replace(hidden_size=64, num_heads=2, intermediate_size=128,
+                                                         embedding_size=32, num_layers=2))
+
+
+def test_albert_examples_fit_the_model(botchan_corpus):
+    corpus, _, tokenizer = botchan_corpus
+    dataset = pretraining_examples(tiny_albert(), tokenizer, documents_from(str(corpus)), batch_size=4,
+                                   sequence_length=64, max_predictions=10, seed=0)
+    inputs, labels = next(iter(dataset))
+    assert set(inputs) == {"token_ids", "segment_ids", "padding_mask", "masked_positions"}
+    assert set(labels) == {"masked_ids", "masked_weights", "sop_labels"}
+    assert inputs["token_ids"].shape == (4, 64) and labels["masked_ids"].shape == (4, 10)
+
+
+def test_pretrain_writes_checkpoints_encoder_tokenizer_and_config(botchan_corpus, tmp_path):
+    corpus, tokenizer_dir, tokenizer = botchan_corpus
+    run = tmp_path / "run"
+    model = pretrain(tiny_albert(), tokenizer=tokenizer_dir, data=[str(corpus)], model_dir=str(run), steps=4,
+                     global_batch_size=4, strategy="cpu", sequence_length=64, max_predictions=10,
+                     checkpoint_every=2, seed=0, verbose=0)
+    assert int(model.optimizer.iterations.numpy()) == 4
+    assert model.config.encoder.vocab_size == tokenizer.vocabulary_size() == 800
+    assert (run / "ckpt-4.index").exists()
+    encoder = keras.models.load_model(run / "encoder" / "encoder.keras")
+    assert isinstance(encoder, Encoder)
+    np.testing.assert_array_equal(encoder.token_embedding.embeddings.numpy(),
+                                  model.encoder.token_embedding.embeddings.numpy())
+    assert load_config(run / "config.yaml") == model.config
+    assert load_tokenizer(run / "tokenizer").vocabulary() == tokenizer.vocabulary()
+
+
+def test_missing_corpus_file_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.txt"):
+        documents_from([str(tmp_path / "nope.txt")])

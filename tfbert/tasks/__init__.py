@@ -1,0 +1,1 @@
+"""Fine-tuning tasks: task models, features, loaders, evaluation and the `finetune` driver."""

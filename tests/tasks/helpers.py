@@ -34,3 +34,16 @@ def minilm_tokenizer(assets):
 
     wordpiece = tokenizers.BertWordPieceTokenizer(str(assets("minilm/vocab.txt")), lowercase=True)
     return HuggingFaceTokenizer(wordpiece, cls_id=CLS, sep_id=SEP, pad_id=PAD)
+
+
+def truncated_minilm(assets, num_layers=2):
+    """The first `num_layers` transformer layers of all-MiniLM-L6-v2 with its embeddings and pooler."""
+    from tfbert.convert.huggingface import load_huggingface
+    from tfbert.models.encoder import Encoder
+
+    full = load_huggingface(assets("minilm/config.json").parent)
+    small = Encoder(full.config.replace(num_layers=num_layers), name="encoder")
+    for layer in small.layers:
+        if layer.weights:
+            layer.set_weights(full.get_layer(layer.name).get_weights())
+    return small

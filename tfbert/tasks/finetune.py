@@ -151,6 +151,7 @@ def finetune(
         epochs=epochs,
         callbacks=[keep_best, *(callbacks or [])],
         verbose=verbose,
+        shuffle=False,  # the dataset shuffles itself
     )
     model.load_weights(keep_best.path)
     return FinetuneResult(model, keep_best.best_epoch + 1, keep_best.best_scores, keep_best.history, keep_best.path)

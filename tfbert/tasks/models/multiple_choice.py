@@ -7,7 +7,7 @@ from keras import ops
 
 from tfbert.models.initializers import truncated_normal
 from tfbert.tasks.models.base import EncoderLike, TaskModel, as_encoder, label_tensor, policy_name
-from tfbert.tasks.models.layers import MergeChoices, SplitChoices
+from tfbert.tasks.models.layers import POOLING_MODES, MergeChoices, Pooling, SplitChoices
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
@@ -17,7 +17,9 @@ class MultipleChoice(TaskModel):
     Inputs: the encoder's names with shape `[batch, choices, length]` (each
     row `[CLS] context/question [SEP] choice [SEP]`), reshaped to
     `[batch * choices, length]` for the encoder. Output: `{"logits": [batch,
-    choices]}`, float32 (dropout + dense(1) on each pooled output). Labels:
+    choices]}`, float32 (dropout + dense(1) on each choice's vector: BERT's
+    pooler output with `pooling="pooler"`, or `"mean"` / `"cls"` as in
+    `SequenceClassifier`). Labels:
     the index of the right choice `[batch]`. Loss: cross-entropy over the
     choices; metrics: `loss`, `accuracy`.
 
@@ -26,12 +28,20 @@ class MultipleChoice(TaskModel):
         >>> model.fit(features, answers, batch_size=8)   # features["token_ids"]: [examples, 4, 128]
     """
 
-    def __init__(self, encoder: EncoderLike, dropout_rate: float | None = None, dtype: str | None = None, **kwargs):
+    def __init__(self, encoder: EncoderLike, dropout_rate: float | None = None, pooling: str = "pooler",
+                 dtype: str | None = None, **kwargs):
+        if pooling not in ("pooler", *POOLING_MODES):
+            raise ValueError(f"unknown pooling {pooling!r}; expected pooler, {', '.join(POOLING_MODES)}")
         encoder = as_encoder(encoder, dtype)
         policy = policy_name(encoder, dtype)
         inputs = {name: keras.Input(shape=(None, None), dtype="int32", name=name) for name in encoder.input}
         merge = MergeChoices(name="merge_choices")
-        pooled = encoder({name: merge(tensor) for name, tensor in inputs.items()})["pooled_output"]
+        merged = {name: merge(tensor) for name, tensor in inputs.items()}
+        outputs = encoder(merged)
+        if pooling == "pooler":
+            pooled = outputs["pooled_output"]
+        else:
+            pooled = Pooling(pooling, name="pooling")(outputs["sequence_output"], merged["padding_mask"])
         rate = encoder.config.dropout_rate if dropout_rate is None else dropout_rate
         pooled = keras.layers.Dropout(rate, dtype=policy, name="head_dropout")(pooled)
         scores = keras.layers.Dense(
@@ -39,7 +49,7 @@ class MultipleChoice(TaskModel):
         )(pooled)
         logits = SplitChoices(name="split_choices")(scores, inputs["token_ids"])
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
-        self._remember(encoder, {"dropout_rate": dropout_rate}, dtype)
+        self._remember(encoder, {"dropout_rate": dropout_rate, "pooling": pooling}, dtype)
         self._track("accuracy")
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):

@@ -201,7 +201,7 @@ def pair_features(tokenizer, firsts, seconds, max_length=12):
     return features
 
 
-@pytest.mark.parametrize("loss", ["contrastive", "cosine"])
+@pytest.mark.parametrize("loss", ["contrastive", pytest.param("cosine", marks=pytest.mark.slow)])
 def test_sentence_embeddings_learn_the_groups(small_encoder_weights, tokenizer, tmp_path, loss):
     from tfbert.tasks.evaluation import similarity_evaluator
     from tfbert.tasks.models import SiameseEmbedder

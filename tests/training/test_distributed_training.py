@@ -94,12 +94,6 @@ def _free_ports(count):
             sock.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Keras 3.15 reduce_per_replica under MultiWorkerMirroredStrategy calls "
-    "strategy.reduce('MEAN', scalar_log, axis=0): 'Invalid reduction dimension 0 for input "
-    "with 0 dimensions'; the driver has no workaround yet",
-)
 def test_two_workers_train_five_steps_and_only_the_chief_keeps_a_checkpoint(tmp_path):
     workers = [f"127.0.0.1:{port}" for port in _free_ports(2)]
     model_dir = tmp_path / "run"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, Mapping
 
 import keras
@@ -10,14 +11,11 @@ from keras import ops
 from tfbert.config import ModelConfig
 from tfbert.models.encoder import Encoder
 from tfbert.models.heads import MaskedLMHead, SentencePairHead
+from tfbert.models.losses import ReplicaSum, global_mean, replica_share_of_mean, sparse_cross_entropy
 
 # The sentence-pair objective of each architecture that has one.
 PAIR_OBJECTIVES = {"bert": "nsp", "albert": "sop"}
 MLM_ARCHITECTURES = ("bert", "albert", "roberta")
-
-
-def _masked_mean(values, weights):
-    return ops.sum(values * weights) / ops.maximum(ops.sum(weights), 1.0)
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
@@ -79,40 +77,50 @@ class PretrainingModel(keras.Model):
         self.encoder = encoder
         self.pair_objective = pair_objective
         self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        # The backend's cross-replica sum, set by tfbert.training under tf.distribute.
+        self.replica_sum: ReplicaSum | None = None
         self._trackers = {
             name: keras.metrics.Mean(name=name)
             for objective in ("mlm",) + ((pair_objective,) if pair_objective else ())
             for name in (f"{objective}_loss", f"{objective}_accuracy")
         }
 
-    def objective_terms(self, labels: Mapping[str, Any], y_pred: Mapping[str, Any]) -> dict[str, Any]:
-        """Per-objective float32 loss and accuracy for one batch, weighted over masked positions."""
-        weights = ops.cast(labels["masked_weights"], "float32")
-        masked_ids = ops.cast(labels["masked_ids"], "int32")
-        logits = y_pred["mlm_logits"]
-        token_loss = keras.losses.sparse_categorical_crossentropy(masked_ids, logits, from_logits=True)
-        hits = ops.cast(ops.equal(ops.cast(ops.argmax(logits, axis=-1), "int32"), masked_ids), "float32")
-        terms = {"mlm_loss": _masked_mean(token_loss, weights), "mlm_accuracy": _masked_mean(hits, weights)}
+    def objective_terms(self, labels: Mapping[str, Any], y_pred: Mapping[str, Any]) -> dict[str, tuple[Any, Any, Any]]:
+        """Each objective's per-element float32 `(loss, hit, weight)` for one batch.
+
+        MLM terms are `[batch, predictions]`, weighted by `masked_weights`; the
+        pair objective's are `[batch]` with weight 1.
+        """
+        token_loss, token_hits = sparse_cross_entropy(labels["masked_ids"], y_pred["mlm_logits"])
+        terms = {"mlm": (token_loss, token_hits, ops.cast(labels["masked_weights"], "float32"))}
         if self.pair_objective:
-            pair_labels = ops.cast(labels[f"{self.pair_objective}_labels"], "int32")
-            pair_logits = y_pred[f"{self.pair_objective}_logits"]
-            pair_loss = keras.losses.sparse_categorical_crossentropy(pair_labels, pair_logits, from_logits=True)
-            pair_hits = ops.equal(ops.cast(ops.argmax(pair_logits, axis=-1), "int32"), pair_labels)
-            terms[f"{self.pair_objective}_loss"] = ops.mean(pair_loss)
-            terms[f"{self.pair_objective}_accuracy"] = ops.mean(ops.cast(pair_hits, "float32"))
+            pair_loss, pair_hits = sparse_cross_entropy(
+                labels[f"{self.pair_objective}_labels"], y_pred[f"{self.pair_objective}_logits"]
+            )
+            terms[self.pair_objective] = (pair_loss, pair_hits, ops.ones_like(pair_loss))
         return terms
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        terms = self.objective_terms(y, y_pred)
-        total = terms["mlm_loss"]
-        if self.pair_objective:
-            total = total + terms[f"{self.pair_objective}_loss"]
-        return total
+        """Sum of the objectives' weighted means over the global batch (exact across replicas)."""
+        return sum(
+            replica_share_of_mean(loss, weight, self.replica_sum)
+            for loss, _, weight in self.objective_terms(y, y_pred).values()
+        )
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
-        for name, value in self.objective_terms(y, y_pred).items():
-            self._trackers[name].update_state(value)
+        for objective, (loss, hits, weight) in self.objective_terms(y, y_pred).items():
+            # Every replica records the global batch's means, so Keras' mean over replicas is exact.
+            self._trackers[f"{objective}_loss"].update_state(global_mean(loss, weight, self.replica_sum))
+            self._trackers[f"{objective}_accuracy"].update_state(global_mean(hits, weight, self.replica_sum))
         return self.get_metrics_result()
+
+    def save_encoder(self, directory: str) -> str:
+        """Writes the encoder alone to `directory/encoder.keras` (for fine-tuning and export)."""
+        if "://" not in directory:
+            os.makedirs(directory, exist_ok=True)
+        path = f"{directory.rstrip('/')}/encoder.keras"
+        self.encoder.save(path)
+        return path
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from tfbert.distribute.data import DatasetFn, distribute_dataset, per_replica_batch_size
 from tfbert.distribute.precision import apply_precision, choose_precision
+from tfbert.distribute.replicas import use_global_batch_losses
 from tfbert.distribute.strategy import (
     describe_strategy,
     replicas_are_cpu_devices,
@@ -78,7 +79,8 @@ def build_for_restore(
 ) -> None:
     """Create every model and optimizer variable before a checkpoint is restored into them."""
     sample = tf.nest.map_structure(lambda spec: tf.zeros(spec.shape, spec.dtype), element_spec)
-    model(sample, training=False)
+    inputs, _, _ = keras.utils.unpack_x_y_sample_weight(sample)
+    model(inputs, training=False)
     optimizer.build(model.trainable_variables)
 
 
@@ -97,6 +99,25 @@ def skip_keras_symbolic_build(model: keras.Model) -> None:
     so that build step has nothing left to do and is skipped for this model.
     """
     model._maybe_symbolic_build = lambda *args, **kwargs: None
+
+
+def make_logs_reducible_across_workers(model: keras.Model, strategy: tf.distribute.Strategy) -> None:
+    """Give each train-step log a leading axis under `MultiWorkerMirroredStrategy`.
+
+    Keras 3.15 `reduce_per_replica` averages logs across workers with
+    `strategy.reduce("MEAN", log, axis=0)`, which fails on the scalar logs of
+    every train step ("Invalid reduction dimension 0 for input with 0
+    dimensions"). A `[1]`-shaped log reduces over replicas and that axis to the
+    same scalar.
+    """
+    if strategy_kind(strategy) != "multiworker":
+        return
+    train_step = model.train_step
+
+    def train_step_with_reducible_logs(data):
+        return {name: tf.reshape(value, [1]) for name, value in train_step(data).items()}
+
+    model.train_step = train_step_with_reducible_logs
 
 
 def train(
@@ -186,6 +207,7 @@ def train(
 
     with strategy.scope():
         model = model_fn()
+        use_global_batch_losses(model)
         total_updates = steps // accumulation
         optimizer = (
             optimizer_fn(total_updates)
@@ -200,6 +222,7 @@ def train(
         ).element_spec
         build_for_restore(model, model.optimizer, element_spec)
         skip_keras_symbolic_build(model)
+        make_logs_reducible_across_workers(model, strategy)
         state = TrainingCheckpoint(
             model_dir, model, model.optimizer, max_to_keep=max_checkpoints, strategy=strategy
         )

@@ -1,0 +1,174 @@
+"""Tokenization throughput: tfbert tokenizers beside Hugging Face `tokenizers`, the reference
+libraries (sentencepiece, tiktoken) and keras-hub's tokenizers of the same vocabularies.
+
+Same text, same batches, same process. TF tokenizers run in a `tf.function` over pre-built
+string batches; every contender gets one warm-up pass over all batches (this fills the BPE
+caches), then the best of `--repeats` timed passes is reported. "ids" says whether a contender's
+ids equal the reference's on every line.
+
+    python benchmarks/tokenize.py                 # Wikipedia sample + Botchan, ~6 MB
+    python benchmarks/tokenize.py --batch-sizes 256 1024 4096 --repeats 3
+"""
+
+from __future__ import annotations
+
+import sys
+
+# Run as a script, this file's folder comes first on sys.path, and its name would shadow the
+# standard library's `tokenize` module (which linecache imports); drop that entry first.
+if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
+    sys.path.pop(0)
+
+import argparse
+import base64
+import bz2
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import tensorflow as tf  # noqa: E402
+from assets import asset  # noqa: E402
+
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def corpus() -> list[str]:
+    lines, in_text = [], False
+    with bz2.open(asset("text/enwiki-sample.xml.bz2"), "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if "<text" in line:
+                in_text, line = True, line.split(">", 1)[-1]
+            if in_text:
+                if "</text>" in line:
+                    line, in_text = line.split("</text>", 1)[0], False
+                if line.strip():
+                    lines.append(line.rstrip("\n"))
+    lines += [line for line in asset("text/botchan.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
+    return lines
+
+
+def best_seconds(run, batches, repeats: int) -> tuple[float, list]:
+    outputs = [run(batch) for batch in batches]
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for batch in batches:
+            run(batch)
+        best = min(best, time.perf_counter() - start)
+    return best, outputs
+
+
+def tf_contender(tokenize):
+    compiled = tf.function(tokenize)
+    return lambda batch: compiled(batch), lambda out: out.to_list()
+
+
+def python_ids(outputs, to_list) -> list[list[int]]:
+    return [row for out in outputs for row in to_list(out)]
+
+
+def contenders():
+    """(family, name, make) triples; `make()` returns (run on a batch, outputs -> list of id lists, batch kind)."""
+    import keras_hub
+    import sentencepiece
+    import tiktoken
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    from tfbert.text import BytePairTokenizer, SentencePieceTokenizer, WordPieceTokenizer
+
+    def hf_wordpiece():
+        tokenizer = Tokenizer.from_file(str(asset("minilm/tokenizer.json")))
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        tokenizer.encode_special_tokens = True
+        return lambda batch: tokenizer.encode_batch(batch, add_special_tokens=False), lambda out: [e.ids for e in out], "py"
+
+    def keras_hub_wordpiece():
+        tokenizer = keras_hub.tokenizers.WordPieceTokenizer(vocabulary=str(asset("minilm/vocab.txt")), lowercase=True, strip_accents=True)
+        return (*tf_contender(tokenizer.tokenize), "tf")
+
+    spm_model = asset("spm/botchan_en_unigram_1000.model")
+
+    def spm_library():
+        processor = sentencepiece.SentencePieceProcessor(model_file=str(spm_model))
+        return lambda batch: processor.encode(batch, num_threads=os.cpu_count()), lambda out: out, "py"
+
+    def keras_hub_spm():
+        tokenizer = keras_hub.tokenizers.SentencePieceTokenizer(proto=str(spm_model))
+        return (*tf_contender(tokenizer.tokenize), "tf")
+
+    gpt2 = BytePairTokenizer.from_tiktoken(asset("bpe/gpt2.tiktoken"))
+    vocabulary = {token: index for index, token in enumerate(gpt2.vocabulary())}
+
+    def tiktoken_gpt2():
+        ranks = {}
+        for line in asset("bpe/gpt2.tiktoken").read_text().splitlines():
+            if line:
+                token, rank = line.split()
+                ranks[base64.b64decode(token)] = int(rank)
+        encoding = tiktoken.Encoding("gpt2-local", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={"<|endoftext|>": 50256})
+        return lambda batch: encoding.encode_ordinary_batch(batch), lambda out: out, "py"
+
+    def hf_byte_bpe():
+        merges = [tuple(merge.split(" ")) for merge in gpt2.merges()]
+        tokenizer = Tokenizer(models.BPE(vocabulary, merges))
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tokenizer.decoder = decoders.ByteLevel()
+        return lambda batch: tokenizer.encode_batch(batch, add_special_tokens=False), lambda out: [e.ids for e in out], "py"
+
+    def keras_hub_bpe():
+        tokenizer = keras_hub.tokenizers.BytePairTokenizer(vocabulary=vocabulary, merges=gpt2.merges())
+        return (*tf_contender(tokenizer.tokenize), "tf")
+
+    return [
+        ("WordPiece (MiniLM, uncased)", "HF tokenizers encode_batch", hf_wordpiece),
+        ("WordPiece (MiniLM, uncased)", "tfbert WordPieceTokenizer", lambda: (*tf_contender(WordPieceTokenizer(asset("minilm/vocab.txt")).tokenize), "tf")),
+        ("WordPiece (MiniLM, uncased)", "keras-hub WordPieceTokenizer", keras_hub_wordpiece),
+        ("SentencePiece (Botchan unigram)", "sentencepiece encode (threads)", spm_library),
+        ("SentencePiece (Botchan unigram)", "tfbert SentencePieceTokenizer", lambda: (*tf_contender(SentencePieceTokenizer(spm_model).tokenize), "tf")),
+        ("SentencePiece (Botchan unigram)", "keras-hub SentencePieceTokenizer", keras_hub_spm),
+        ("Byte-level BPE (GPT-2)", "tiktoken encode_ordinary_batch", tiktoken_gpt2),
+        ("Byte-level BPE (GPT-2)", "HF tokenizers encode_batch", hf_byte_bpe),
+        ("Byte-level BPE (GPT-2)", "tfbert BytePairTokenizer", lambda: (*tf_contender(gpt2.tokenize), "tf")),
+        ("Byte-level BPE (GPT-2)", "keras-hub BytePairTokenizer", keras_hub_bpe),
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1024])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", default="", help="run only families whose name contains this")
+    args = parser.parse_args()
+
+    lines = corpus()
+    megabytes = sum(len(line.encode()) for line in lines) / 1e6
+    print(f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}\n")
+    print("| tokenizer | implementation | batch | MB/s | ids equal reference |")
+    print("|---|---|---:|---:|---|")
+    reference: dict[str, list] = {}
+    for family, name, make in contenders():
+        if args.only not in family:
+            continue
+        run, to_list, kind = make()
+        for batch_size in args.batch_sizes:
+            batches = [lines[i : i + batch_size] for i in range(0, len(lines), batch_size)]
+            if kind == "tf":
+                batches = [tf.constant(batch) for batch in batches]
+            seconds, outputs = best_seconds(run, batches, args.repeats)
+            ids = python_ids(outputs, to_list)
+            if family not in reference:
+                reference[family] = ids
+                same = "reference"
+            else:
+                differing = sum(a != b for a, b in zip(reference[family], ids))
+                same = "yes" if differing == 0 else f"no: {differing} of {len(ids)} lines differ"
+            print(f"| {family} | {name} | {batch_size} | {megabytes / seconds:.1f} | {same} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""Pretraining input pipelines as `tf.data` graph ops: readers, example builders, packing, masking."""
+
+from tfbert.data.masking import MaskedLMMasker, mask_dataset
+from tfbert.data.packing import SegmentPacker, num_special_tokens
+from tfbert.data.pretraining import (
+    contiguous_chunks,
+    contiguous_examples,
+    pair_examples,
+    pretraining_dataset,
+    sentence_pairs,
+    split_long_sentences,
+    tokenize_documents,
+)
+from tfbert.data.readers import split_sentences, text_line_documents, tfds_documents, tfrecord_documents
+from tfbert.data.word_boundaries import word_start_flags
+
+__all__ = [
+    "MaskedLMMasker",
+    "SegmentPacker",
+    "contiguous_chunks",
+    "contiguous_examples",
+    "mask_dataset",
+    "num_special_tokens",
+    "pair_examples",
+    "pretraining_dataset",
+    "sentence_pairs",
+    "split_long_sentences",
+    "split_sentences",
+    "text_line_documents",
+    "tfds_documents",
+    "tfrecord_documents",
+    "tokenize_documents",
+    "word_start_flags",
+]

@@ -1,0 +1,18 @@
+"""In-graph tokenizers for the BERT family: WordPiece, SentencePiece and byte-level BPE."""
+
+from tfbert.text.byte_pair_tokenizer import BytePairTokenizer
+from tfbert.text.loading import load_tokenizer
+from tfbert.text.sentencepiece_tokenizer import SentencePieceTokenizer
+from tfbert.text.vocab_training import add_tokens, train_byte_bpe, train_sentencepiece, train_wordpiece
+from tfbert.text.wordpiece_tokenizer import WordPieceTokenizer
+
+__all__ = [
+    "BytePairTokenizer",
+    "SentencePieceTokenizer",
+    "WordPieceTokenizer",
+    "add_tokens",
+    "load_tokenizer",
+    "train_byte_bpe",
+    "train_sentencepiece",
+    "train_wordpiece",
+]

@@ -1,0 +1,127 @@
+"""What every tfbert tokenizer shares: vocabulary lookups, special tokens, input cleaning."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import tensorflow as tf
+
+SPECIAL_ROLES = ("cls", "sep", "pad", "mask", "unk", "bos", "eos")
+
+
+# Valid UTF-8 in RE2's eyes, minus the surrogates and code points past U+10FFFF that RE2 lets through.
+_VALID_UTF8 = r"[\x{0}-\x{D7FF}\x{E000}-\x{10FFFF}]*"
+
+
+def as_utf8(strings: tf.Tensor) -> tf.Tensor:
+    """Replaces invalid UTF-8 byte sequences by U+FFFD so no later op sees broken text.
+
+    Transcoding is several times slower than checking, so batches that are all valid skip it.
+    """
+    strings = tf.convert_to_tensor(strings, tf.string)
+    return tf.cond(
+        tf.reduce_all(tf.strings.regex_full_match(strings, _VALID_UTF8)),
+        lambda: strings,
+        lambda: tf.strings.unicode_transcode(
+            strings, input_encoding="UTF-8", output_encoding="UTF-8", errors="replace", replacement_char=0xFFFD
+        ),
+    )
+
+
+def roles_in_config(config: Mapping) -> dict[str, str]:
+    """Special-token roles a saved tokenizer_config.json names; roles it leaves empty are detected
+    again from the vocabulary (so tokens added later, such as <mask>, are found)."""
+    return {role: token for role, token in (config.get("special_tokens") or {}).items() if token is not None}
+
+
+class Tokenizer(tf.Module):
+    """Base class: a `tf.Module` whose vocabulary lives in graph constants, so SavedModels carry it.
+
+    Subclasses set `self._tokens` (list of token strings by id) and `self._special_tokens`
+    (role -> token string) and implement `tokenize`, `tokenize_with_offsets` and `detokenize`.
+    """
+
+    def __init__(self, tokens: Sequence[str], special_tokens: Mapping[str, str | None], name: str | None = None):
+        super().__init__(name=name)
+        self._tokens = list(tokens)
+        self._token_index = {token: index for index, token in reversed(list(enumerate(self._tokens)))}
+        self._special_tokens = {}
+        for role in SPECIAL_ROLES:
+            token = special_tokens.get(role)
+            if token is not None and token not in self._token_index:
+                raise ValueError(f"special token {role}={token!r} is not in the vocabulary")
+            self._special_tokens[role] = token
+        self._token_strings = tf.constant(self._tokens, dtype=tf.string)
+        self._token_ids = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                list(self._token_index), list(self._token_index.values()), tf.string, tf.int32
+            ),
+            default_value=-1,
+        )
+
+    def vocabulary(self) -> list[str]:
+        """All tokens, index = id."""
+        return list(self._tokens)
+
+    def vocabulary_size(self) -> int:
+        return len(self._tokens)
+
+    def id_to_token(self, ids) -> tf.Tensor | str:
+        """Token strings of int ids (any shape, ragged allowed); a Python int gives a Python str."""
+        if isinstance(ids, int):
+            return self._tokens[ids]
+        if isinstance(ids, tf.RaggedTensor):
+            return ids.with_flat_values(tf.gather(self._token_strings, ids.flat_values))
+        return tf.gather(self._token_strings, tf.convert_to_tensor(ids))
+
+    def token_to_id(self, tokens):
+        """Ids of token strings (-1 when absent); a Python str gives a Python int."""
+        if isinstance(tokens, str):
+            return self._token_index.get(tokens, -1)
+        if isinstance(tokens, tf.RaggedTensor):
+            return tokens.with_flat_values(self._token_ids.lookup(tokens.flat_values))
+        return self._token_ids.lookup(tf.convert_to_tensor(tokens, tf.string))
+
+    def _special_id(self, role: str) -> int | None:
+        token = self._special_tokens.get(role)
+        return None if token is None else self._token_index[token]
+
+    @property
+    def special_tokens(self) -> dict[str, str | None]:
+        """Role (cls, sep, pad, mask, unk, bos, eos) -> token string, None where the scheme has none."""
+        return dict(self._special_tokens)
+
+    @property
+    def cls_id(self) -> int | None:
+        return self._special_id("cls")
+
+    @property
+    def sep_id(self) -> int | None:
+        return self._special_id("sep")
+
+    @property
+    def pad_id(self) -> int | None:
+        return self._special_id("pad")
+
+    @property
+    def mask_id(self) -> int | None:
+        return self._special_id("mask")
+
+    @property
+    def unk_id(self) -> int | None:
+        return self._special_id("unk")
+
+    @property
+    def bos_id(self) -> int | None:
+        return self._special_id("bos")
+
+    @property
+    def eos_id(self) -> int | None:
+        return self._special_id("eos")
+
+    def special_token_ids(self) -> list[int]:
+        """Sorted distinct ids of all special tokens this tokenizer defines."""
+        return sorted({self._special_id(role) for role in SPECIAL_ROLES if self._special_tokens[role] is not None})
+
+    def __call__(self, strings) -> tf.RaggedTensor:
+        return self.tokenize(strings)

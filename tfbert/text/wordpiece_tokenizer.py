@@ -1,0 +1,225 @@
+"""BERT WordPiece tokenization in TensorFlow ops, id-exact with Hugging Face `tokenizers`.
+
+TF-Text's normalizers (`FastBertNormalizer`, `BertTokenizer`) case-fold with NFKC, which turns
+`ß` into `ss` and `ﬁ` into `fi`; BERT's reference lowercases without compatibility folding. So the
+exact general path spells the normalization out as BERT defines it and uses only the subword step
+of TF-Text (`FastWordpieceTokenizer`). Strings free of the characters where the two disagree
+(`_wordpiece_unsafe_chars`, nearly all real text) take TF-Text's fast end-to-end path instead:
+`FastBertNormalizer` + `FastWordpieceTokenizer` with its own split, several times faster.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from tfbert.text._files import PathLike, read_lines
+from tfbert.text._wordpiece_unsafe_chars import UNSAFE_WHEN_CASED, UNSAFE_WHEN_LOWERCASING
+from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
+
+VOCAB_FILE = "vocab.txt"
+CONFIG_FILE = "tokenizer_config.json"
+MAX_CHARS_PER_WORD = 100
+
+# BERT's basic tokenizer: CJK ideographs are words of their own.
+_CJK = (
+    r"\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
+    r"\x{2B740}-\x{2B81F}\x{2B920}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}"
+)
+# Whitespace that survives BERT's text cleaning (the other White_Space characters are controls and are dropped).
+_WHITESPACE = r"\t\n\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}"
+# Unicode punctuation plus all ASCII punctuation (BERT counts `$+<=>^|~` and the backquote).
+_PUNCTUATION = r"\p{P}!-/:-@\[-`{-~"
+_WORD_ON_ITS_OWN = f"[{_PUNCTUATION}{_CJK}]"
+_WORD_BOUNDARY = f"[{_WHITESPACE}]|{_WORD_ON_ITS_OWN}"
+# BERT's clean_text drops NUL, U+FFFD and the control (Cc, but tab and line ends are whitespace),
+# format and private-use categories.
+_DROPPED = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\p{Cf}\p{Co}\x{FFFD}]"
+# A string takes TF-Text's fast path when it has none of the characters where the fast path is not
+# BERT's and no run of this many word characters: such a run could pass 100 characters after NFD
+# (up to 4 characters per character), or 400 bytes, the fast path's own limit.
+_FAST_PATH_MAX_RUN = MAX_CHARS_PER_WORD // 4 + 1
+
+
+def _character_class(ranges) -> str:
+    return "".join(f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}" for first, last in ranges)
+
+DEFAULT_SPECIAL_TOKENS = {"cls": "[CLS]", "sep": "[SEP]", "pad": "[PAD]", "mask": "[MASK]", "unk": "[UNK]"}
+
+
+def bert_normalize(text: tf.Tensor, lowercase: bool) -> tf.Tensor:
+    """BERT's normalization of strings or words: drop controls, and when lowercasing strip accents
+    (NFD, drop Mn) and lowercase character by character."""
+    words = tf.strings.regex_replace(text, _DROPPED, "")
+    if lowercase:
+        words = tf_text.normalize_utf8(words, "NFD")
+        words = tf.strings.regex_replace(words, r"\p{Mn}", "")
+        # BERT lowercases character by character: a final capital sigma becomes σ, not ς.
+        words = tf.strings.regex_replace(words, "Σ", "σ")
+        words = tf.strings.lower(words, encoding="utf-8")
+    return words
+
+
+def split_words_with_offsets(strings: tf.Tensor, lowercase: bool):
+    """BERT's basic tokenizer on valid UTF-8 strings [batch].
+
+    Returns (words, normalized words, start and end byte offsets), each a RaggedTensor [batch, words].
+    Normalized words can be empty (a word made only of controls); WordPiece yields nothing for them.
+    """
+    # regex_split stops at NUL bytes; \x01 is dropped by the cleaning just like NUL.
+    searchable = tf.strings.regex_replace(strings, "\x00", "\x01")
+    words, starts, ends = tf_text.regex_split_with_offsets(searchable, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
+    return words, words.with_flat_values(bert_normalize(words.flat_values, lowercase)), starts, ends
+
+
+
+class WordPieceTokenizer(Tokenizer):
+    """BERT / ELECTRA / SpanBERT WordPiece tokenizer made of TF ops.
+
+    Gives the ids of Hugging Face `tokenizers` with BertNormalizer(clean_text, handle_chinese_chars,
+    strip_accents=lowercase, lowercase) + BertPreTokenizer + WordPiece(max 100 chars per word).
+    Special-token strings in the input (`"[SEP]"`) are tokenized as text, never as special ids.
+
+    Example:
+        >>> tokenizer = WordPieceTokenizer("vocab.txt")
+        >>> tokenizer.tokenize(["Hello, world!"])
+        <tf.RaggedTensor [[7592, 1010, 2088, 999]]>
+        >>> tokenizer.detokenize([[7592, 1010, 2088, 999]])
+        <tf.Tensor: ... numpy=array([b'hello , world !'], dtype=object)>
+    """
+
+    def __init__(
+        self,
+        vocab_file: PathLike | Sequence[str],
+        lowercase: bool = True,
+        special_tokens: Mapping[str, str | None] | None = None,
+        name: str | None = None,
+    ):
+        if isinstance(vocab_file, (list, tuple)):
+            tokens, source = list(vocab_file), "WordPiece vocabulary list"
+            if not tokens:
+                raise ValueError(f"{source} is empty")
+        else:
+            tokens, source = read_lines(vocab_file, "WordPiece vocabulary"), f"WordPiece vocabulary file {vocab_file}"
+        duplicates = len(tokens) - len(set(tokens))
+        if duplicates:
+            raise ValueError(f"{source} has {duplicates} duplicate tokens")
+        specials = dict(DEFAULT_SPECIAL_TOKENS, **(special_tokens or {}))
+        if specials.get("unk") not in tokens:
+            raise ValueError(f"{source} lacks the unknown token {specials.get('unk')!r}")
+        super().__init__(tokens, specials, name=name)
+        self.lowercase = lowercase
+        unknown = specials["unk"]
+        self._words_to_pieces = tf_text.FastWordpieceTokenizer(
+            vocab=tokens,
+            token_out_type=tf.int32,
+            unknown_token=unknown,
+            no_pretokenization=True,
+            max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
+        )
+        unsafe = _character_class(UNSAFE_WHEN_LOWERCASING if lowercase else UNSAFE_WHEN_CASED)
+        self._fast_path_text = f"[^{unsafe}]*"
+        self._long_run = f"(?s).*[^{_WHITESPACE}{_PUNCTUATION}{_CJK}]{{{_FAST_PATH_MAX_RUN}}}.*"
+        self._fast_normalizer = tf_text.FastBertNormalizer(lower_case_nfd_strip_accents=lowercase)
+        self._fast_tokenizer = tf_text.FastWordpieceTokenizer(
+            vocab=tokens,
+            token_out_type=tf.int32,
+            unknown_token=unknown,
+            no_pretokenization=False,
+            max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
+        )
+
+    def _word_pieces(self, words: tf.RaggedTensor, with_offsets: bool):
+        """WordPiece on normalized words; words over 100 characters become [UNK] as in BERT."""
+        too_long = tf.strings.length(words.flat_values, unit="UTF8_CHAR") > MAX_CHARS_PER_WORD
+        words = tf.where(too_long, self._special_tokens["unk"], words.flat_values)
+        if with_offsets:
+            return self._words_to_pieces.tokenize_with_offsets(words)
+        return self._words_to_pieces.tokenize(words)
+
+    def _general(self, strings: tf.Tensor, with_offsets: bool):
+        strings = as_utf8(strings)
+        if not with_offsets:
+            # Without offsets, normalize whole strings and split afterwards: BERT's own order, fewer op calls.
+            normalized = bert_normalize(strings, self.lowercase)
+            words = tf_text.regex_split(normalized, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
+            return (words.with_flat_values(self._word_pieces(words, False)).merge_dims(1, 2),)
+        words, normalized, word_starts, word_ends = split_words_with_offsets(strings, self.lowercase)
+        pieces, piece_starts, piece_ends = self._word_pieces(normalized, True)
+        normalized = normalized.flat_values
+        # Offsets inside a word are exact when normalization kept its bytes; otherwise each piece spans the word.
+        word_of_piece = pieces.value_rowids()
+        kept_bytes = tf.gather(tf.strings.length(normalized) == tf.strings.length(words.flat_values), word_of_piece)
+        word_start = tf.gather(word_starts.flat_values, word_of_piece)
+        word_end = tf.gather(word_ends.flat_values, word_of_piece)
+        starts = pieces.with_flat_values(tf.where(kept_bytes, word_start + piece_starts.flat_values, word_start))
+        ends = pieces.with_flat_values(tf.where(kept_bytes, word_start + piece_ends.flat_values, word_end))
+        return tuple(words.with_flat_values(part).merge_dims(1, 2) for part in (pieces, starts, ends))
+
+    def _fast(self, strings: tf.Tensor, with_offsets: bool):
+        if with_offsets:
+            normalized, offsets = self._fast_normalizer.normalize_with_offsets(strings)
+            ids, starts, ends = self._fast_tokenizer.tokenize_with_offsets(normalized)
+            # The normalizer's offsets map each byte of its output (and the end) back into the input.
+            start_values = tf.gather(offsets.flat_values, starts.flat_values + tf.gather(offsets.row_splits, starts.value_rowids()))
+            end_values = tf.gather(offsets.flat_values, ends.flat_values + tf.gather(offsets.row_splits, ends.value_rowids()))
+            return ids, starts.with_flat_values(start_values), ends.with_flat_values(end_values)
+        return (self._fast_tokenizer.tokenize(self._fast_normalizer.normalize(strings)),)
+
+    def _tokenize_batch(self, strings: tf.Tensor, with_offsets: bool):
+        fast = tf.strings.regex_full_match(strings, self._fast_path_text) & ~tf.strings.regex_full_match(strings, self._long_run)
+
+        def mixed():
+            fast_rows = tf.where(fast)[:, 0]
+            other_rows = tf.where(~fast)[:, 0]
+            fast_results = self._fast(tf.gather(strings, fast_rows), with_offsets)
+            general_results = self._general(tf.gather(strings, other_rows), with_offsets)
+            order = tf.math.invert_permutation(tf.concat([fast_rows, other_rows], 0))
+            return tuple(tf.gather(tf.concat([a, b], 0), order) for a, b in zip(fast_results, general_results))
+
+        return tf.cond(tf.reduce_all(fast), lambda: self._fast(strings, with_offsets), mixed)
+
+    def _tokenize(self, strings, with_offsets: bool):
+        strings = tf.convert_to_tensor(strings, tf.string)
+        if strings.shape.rank == 0:
+            return tuple(part[0] for part in self._tokenize_batch(strings[None], with_offsets))
+        return self._tokenize_batch(strings, with_offsets)
+
+    def tokenize(self, strings) -> tf.RaggedTensor:
+        """Ids without special tokens: a RaggedTensor [batch, tokens] of int32 (1-D for a scalar input)."""
+        return self._tokenize(strings, with_offsets=False)[0]
+
+    def tokenize_with_offsets(self, strings):
+        """(ids, starts, ends): start/end byte offsets (int64) of each token in the input string."""
+        return self._tokenize(strings, with_offsets=True)
+
+    def detokenize(self, ids) -> tf.Tensor:
+        """Joins tokens with spaces and glues `##` continuations back on, as BERT's decoder does."""
+        if not isinstance(ids, tf.RaggedTensor):
+            ids = tf.convert_to_tensor(ids)
+            if ids.shape.rank == 1:
+                return self.detokenize(ids[None])[0]
+            ids = tf.RaggedTensor.from_tensor(ids)
+        tokens = self.id_to_token(ids)
+        text = tf.strings.reduce_join(tokens, axis=-1, separator=" ")
+        return tf.strings.regex_replace(text, " ##", "")
+
+    def save_assets(self, directory: PathLike) -> None:
+        """Writes vocab.txt and tokenizer_config.json, which `WordPieceTokenizer.from_directory` reads."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / VOCAB_FILE).write_text("".join(token + "\n" for token in self._tokens), encoding="utf-8")
+        config = {"class": "WordPieceTokenizer", "lowercase": self.lowercase, "special_tokens": self.special_tokens}
+        (directory / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+    @classmethod
+    def from_directory(cls, directory: PathLike) -> "WordPieceTokenizer":
+        """Loads what `save_assets` wrote (a bare vocab.txt folder works too, lowercasing)."""
+        directory = Path(directory)
+        config_path = directory / CONFIG_FILE
+        config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
+        return cls(directory / VOCAB_FILE, lowercase=config.get("lowercase", True), special_tokens=roles_in_config(config))

@@ -87,3 +87,14 @@ def test_pretrained_encoder_from_keras_files_and_folders(tmp_path, assets):
     dense.save(tmp_path / "other.keras")
     with pytest.raises(ValueError, match="with no tfbert encoder"):
         load_pretrained_encoder(tmp_path / "other.keras")
+
+
+def test_tfbert_wordpiece_offsets_through_the_adapter_reproduce_the_original_text(assets):
+    from tfbert.text import WordPieceTokenizer
+
+    wordpiece = WordPieceTokenizer(str(assets("minilm/vocab.txt")))
+    tokenizer = TensorFlowTokenizer(wordpiece, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id)
+    text = "Der Zürcher Künstler „Heureka“ 東京 naïve"
+    pieces = tokenizer.encode_with_offsets([text])[0]
+    assert "".join(text[s:e] for s, e in zip(pieces.starts, pieces.ends)) == text.replace(" ", "")
+    assert pieces.ids == minilm_tokenizer(assets).encode_with_offsets([text])[0].ids

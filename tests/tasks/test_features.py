@@ -1,0 +1,100 @@
+"""Packing, word-tag alignment, the byte-offset adapter and pretrained-encoder sources."""
+
+import keras
+import numpy as np
+import pytest
+
+from tfbert.models.encoder import build_encoder
+from tfbert.tasks.features import encode_choices, encode_texts, truncate_pair
+from tfbert.tasks.models import SequenceClassifier
+from tfbert.tasks.pretrained import load_pretrained_encoder
+from tfbert.tasks.tagging import encode_tagged_words, word_predictions
+from tfbert.tasks.tokenization import TensorFlowTokenizer, byte_to_char_offsets
+
+from helpers import CLS, SEP, minilm_tokenizer
+from test_task_models import CONFIG
+
+
+def test_pairs_are_truncated_longest_first_and_packed():
+    assert truncate_pair([1, 2, 3, 4, 5], [6, 7], 5) == ([1, 2, 3], [6, 7])
+
+    class Ids:
+        cls_id, sep_id, pad_id = 1, 2, 0
+
+        def encode_with_offsets(self, texts):
+            from tfbert.tasks.tokenization import Pieces
+            return [Pieces([int(w) for w in t.split()], [0] * len(t.split()), [0] * len(t.split())) for t in texts]
+
+    features = encode_texts(Ids(), ["10 11 12 13 14"], ["20 21"], max_length=8)
+    assert features["token_ids"].tolist() == [[1, 10, 11, 12, 2, 20, 21, 2]]
+    assert features["segment_ids"].tolist() == [[0, 0, 0, 0, 0, 1, 1, 1]]
+    choices = encode_choices(Ids(), ["10", "11"], [["20", "21"], ["22", "23"]], max_length=6)
+    assert choices["token_ids"].shape == (2, 2, 6) and choices["token_ids"][1, 1].tolist() == [1, 11, 2, 23, 2, 0]
+    with pytest.raises(ValueError, match="same number of choices"):
+        encode_choices(Ids(), ["a", "b"], [["1"], ["1", "2"]])
+
+
+def test_word_labels_go_on_the_first_piece_only(assets):
+    tokenizer = minilm_tokenizer(assets)
+    sentences = [["Lovelace", "wrote", "notes", "in", "1843"], ["Zoë", "sang"]]
+    tags = [[1, 0, 0, 0, 2], [1, 0]]
+    features, labels, first = encode_tagged_words(tokenizer, sentences, tags, max_length=16)
+    pieces = tokenizer.encode_with_offsets([" ".join(words) for words in sentences])
+    assert len(pieces[0]) > 5  # some word is split
+    row = features["token_ids"][0]
+    assert row[0] == CLS and row[len(pieces[0]) + 1] == SEP
+    weights = labels["label_weights"][0]
+    assert weights.sum() == 5 and weights[first[0]].tolist() == [1] * 5
+    assert labels["labels"][0][first[0]].tolist() == tags[0]
+    assert labels["labels"][0][weights == 0].tolist() == [0] * int((weights == 0).sum())
+    logits = np.zeros((2, 16, 3))
+    logits[0, first[0], tags[0]] = 1.0
+    logits[1, first[1, :2], tags[1]] = 1.0
+    assert word_predictions(logits, first, sentences) == tags
+    # truncation: words past max_length get no first piece and predict tag 0
+    short, short_labels, short_first = encode_tagged_words(tokenizer, sentences, tags, max_length=4)
+    assert short_first[0].tolist()[1:] == [-1] * 4 and short_labels["label_weights"][0].sum() == 1  # love ##lace
+    with pytest.raises(ValueError, match="sentence 1 has 2 words but 1 tags"):
+        encode_tagged_words(tokenizer, sentences, [[1, 0, 0, 0, 2], [1]])
+
+
+def test_byte_offsets_become_character_offsets(assets):
+    import tensorflow_text
+
+    assert byte_to_char_offsets("é東a").tolist() == [0, 1, 1, 2, 2, 2, 3]
+    cased = tensorflow_text.BertTokenizer(str(assets("minilm/vocab.txt")), lower_case=False)
+    text = "naïve Zoë 東京"
+    pieces = TensorFlowTokenizer(cased, CLS, SEP).encode_with_offsets([text])[0]
+    words = [text[start:end] for start, end in zip(pieces.starts, pieces.ends)]
+    assert "".join(words) == text.replace(" ", "")
+
+
+def test_pretrained_encoder_from_keras_files_and_folders(tmp_path, assets):
+    encoder = build_encoder(CONFIG)
+    encoder.save(tmp_path / "encoder.keras")
+    SequenceClassifier(encoder, num_classes=2).save(tmp_path / "classifier.keras")
+    x = {"token_ids": np.array([[5, 6, 7]], "int32"), "segment_ids": np.zeros((1, 3), "int32"),
+         "padding_mask": np.ones((1, 3), "int32")}
+    expected = np.asarray(encoder(x)["sequence_output"])
+    for source in (tmp_path / "encoder.keras", tmp_path, tmp_path / "classifier.keras"):
+        loaded = load_pretrained_encoder(source)
+        np.testing.assert_array_equal(np.asarray(loaded(x)["sequence_output"]), expected)
+    assert load_pretrained_encoder(assets("minilm/config.json").parent).config.hidden_size == 384
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="neither encoder.keras"):
+        load_pretrained_encoder(tmp_path / "empty")
+    dense = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    dense.save(tmp_path / "other.keras")
+    with pytest.raises(ValueError, match="with no tfbert encoder"):
+        load_pretrained_encoder(tmp_path / "other.keras")
+
+
+def test_tfbert_wordpiece_offsets_through_the_adapter_reproduce_the_original_text(assets):
+    from tfbert.text import WordPieceTokenizer
+
+    wordpiece = WordPieceTokenizer(str(assets("minilm/vocab.txt")))
+    tokenizer = TensorFlowTokenizer(wordpiece, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id)
+    text = "Der Zürcher Künstler „Heureka“ 東京 naïve"
+    pieces = tokenizer.encode_with_offsets([text])[0]
+    assert "".join(text[s:e] for s, e in zip(pieces.starts, pieces.ends)) == text.replace(" ", "")
+    assert pieces.ids == minilm_tokenizer(assets).encode_with_offsets([text])[0].ids

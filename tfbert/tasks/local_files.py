@@ -1,0 +1,90 @@
+"""Local CSV, TSV and JSON Lines files with the columns of the TFDS datasets.
+
+Every error names the file, the line (1-based, the header is line 1 of a
+CSV/TSV file) and the column at fault.
+
+Example:
+    >>> examples = read_text_examples("dev.tsv", text_columns=("sentence1", "sentence2"), label_column="label")
+    >>> examples.texts[0], examples.labels[0]
+    ('He said ...', 1)
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl"}
+
+
+class DataFileError(ValueError):
+    """A problem in a data file, with the place where it is."""
+
+    def __init__(self, path: str | Path, message: str, line: int | None = None, column: str | None = None):
+        where = str(path) + (f", line {line}" if line is not None else "") + (
+            f", column {column!r}" if column is not None else "")
+        super().__init__(f"{where}: {message}")
+        self.path, self.line, self.column = str(path), line, column
+
+
+def file_format(path: str | Path, format: str | None = None) -> str:
+    """`"csv"`, `"tsv"` or `"jsonl"`: `format` if given, else from the file extension."""
+    if format is not None:
+        if format not in FORMATS.values():
+            raise ValueError(f"unknown format {format!r}; expected csv, tsv or jsonl")
+        return format
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise DataFileError(path, f"cannot tell the format from the extension {suffix!r}; "
+                                  "use .csv, .tsv or .jsonl, or pass format=")
+    return FORMATS[suffix]
+
+
+def read_records(path: str | Path, required: Sequence[str], format: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`(line number, record)` for every record, each checked to have the `required` columns."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such data file")
+    kind = file_format(path, format)
+    with path.open(encoding="utf-8", newline="") as handle:
+        if kind == "jsonl":
+            yield from _json_lines(path, handle, required)
+        else:
+            yield from _delimited(path, handle, required, "," if kind == "csv" else "\t")
+
+
+def _json_lines(path: Path, handle, required: Sequence[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DataFileError(path, f"not valid JSON ({error.msg} at character {error.colno})", number) from None
+        if not isinstance(record, dict):
+            raise DataFileError(path, f"expected a JSON object, got {type(record).__name__}", number)
+        for column in required:
+            if column not in record:
+                raise DataFileError(path, f"missing column (record has {', '.join(sorted(record)) or 'none'})",
+                                    number, column)
+        yield number, record
+
+
+def _delimited(path: Path, handle, required: Sequence[str], delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    # QUOTE_NONE for TSV: GLUE's TSV files contain unbalanced quotes inside sentences.
+    reader = csv.reader(handle, delimiter=delimiter, quoting=csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL)
+    header = next(reader, None)
+    if header is None:
+        raise DataFileError(path, "the file is empty; expected a header line", 1)
+    for column in required:
+        if column not in header:
+            raise DataFileError(path, f"missing column in the header (columns: {', '.join(header)})", 1, column)
+    for row in reader:
+        number = reader.line_num
+        if not row or row == [""]:
+            continue
+        if len(row) != len(header):
+            raise DataFileError(path, f"expected {len(header)} fields like the header, got {len(row)}", number)
+        yield number, dict(zip(header, row))

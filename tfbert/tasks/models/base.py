@@ -1,0 +1,79 @@
+"""What every task model shares: the encoder it wraps, its config and its float32 loss helpers."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import keras
+from keras import ops
+
+from tfbert.config import EncoderConfig
+from tfbert.models.encoder import Encoder
+
+EncoderLike = Encoder | EncoderConfig | Mapping[str, Any]
+
+
+def as_encoder(encoder: EncoderLike, dtype: str | None = None) -> Encoder:
+    """`encoder` itself (pretrained weights kept) or a fresh `Encoder` named "encoder" from a config."""
+    if isinstance(encoder, Encoder):
+        return encoder
+    config = encoder if isinstance(encoder, EncoderConfig) else EncoderConfig.from_dict(encoder)
+    return Encoder(config, dtype=dtype, name="encoder")
+
+
+def policy_name(encoder: Encoder, dtype) -> str | None:
+    """The dtype policy the head layers use: the one asked for, else the encoder's."""
+    policy = dtype if dtype is not None else encoder.dtype_policy
+    return policy if policy is None or isinstance(policy, str) else policy.name
+
+
+def encoder_inputs(encoder: Encoder) -> dict[str, keras.KerasTensor]:
+    """Fresh symbolic inputs with the encoder's names, shapes `[batch, length]`, int32."""
+    return {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in encoder.input}
+
+
+def masked_mean(values, weights):
+    """Weighted mean in float32; 0 when every weight is 0."""
+    weights = ops.cast(weights, "float32")
+    return ops.sum(ops.cast(values, "float32") * weights) / ops.maximum(ops.sum(weights), 1e-12)
+
+
+def label_tensor(y, key: str = "labels"):
+    """Labels given either as a tensor or as `y[key]` of a dict."""
+    return y[key] if isinstance(y, Mapping) else y
+
+
+class TaskModel(keras.Model):
+    """Base of the task models: a functional model around `self.encoder` plus task options.
+
+    Subclasses build their graph, call `super().__init__(inputs=..., outputs=...)`
+    and then `self._remember(encoder, options, dtype)`; `get_config` stores the
+    encoder config and the options, so `from_config` and `.keras` files rebuild
+    the same model.
+    """
+
+    def _remember(self, encoder: Encoder, options: dict[str, Any], dtype: str | None) -> None:
+        self.encoder = encoder
+        self.options = dict(options)
+        self._policy_name = dtype
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "encoder": self.encoder.config.to_dict(),
+            **self.options,
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": self._policy_name,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]):
+        return cls(**config)
+
+    def _track(self, *names: str) -> None:
+        self._trackers = {name: keras.metrics.Mean(name=name) for name in names}
+
+    def _update_trackers(self, values: Mapping[str, Any]):
+        for name, value in values.items():
+            self._trackers[name].update_state(value)
+        return self.get_metrics_result()

@@ -1,0 +1,73 @@
+"""Small layers the task heads share: pooling, span-logit masking and the choice reshapes."""
+
+from __future__ import annotations
+
+import keras
+from keras import ops
+
+POOLING_MODES = ("mean", "cls")
+# Added to the logits of padding positions: far below any real logit, still finite in float32.
+NEGATIVE_LOGIT = -1e9
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class Pooling(keras.layers.Layer):
+    """One vector per sequence: the mean over real tokens (`"mean"`, Sentence-BERT) or the first token (`"cls"`).
+
+    Example:
+        >>> Pooling("mean")(sequence_output, padding_mask)   # [batch, hidden], float32
+    """
+
+    def __init__(self, mode: str = "mean", **kwargs):
+        if mode not in POOLING_MODES:
+            raise ValueError(f"unknown pooling {mode!r}; expected one of {', '.join(POOLING_MODES)}")
+        super().__init__(**kwargs)
+        self.mode = mode
+
+    def call(self, sequence, padding_mask):
+        sequence = ops.cast(sequence, "float32")
+        if self.mode == "cls":
+            return sequence[:, 0, :]
+        weights = ops.cast(padding_mask, "float32")[:, :, None]
+        return ops.sum(sequence * weights, axis=1) / ops.maximum(ops.sum(weights, axis=1), 1.0)
+
+    def compute_output_shape(self, sequence_shape, padding_mask_shape):
+        return (sequence_shape[0], sequence_shape[2])
+
+    def get_config(self):
+        return {**super().get_config(), "mode": self.mode}
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class MaskPadding(keras.layers.Layer):
+    """float32 logits `[batch, length]` with padding positions set to a very negative value."""
+
+    def call(self, logits, padding_mask):
+        keep = ops.cast(padding_mask, "bool")
+        return ops.where(keep, ops.cast(logits, "float32"), NEGATIVE_LOGIT)
+
+    def compute_output_shape(self, logits_shape, padding_mask_shape):
+        return logits_shape
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class MergeChoices(keras.layers.Layer):
+    """`[batch, choices, length]` -> `[batch * choices, length]`, so every choice goes through the encoder alone."""
+
+    def call(self, ids):
+        return ops.reshape(ids, (-1, ops.shape(ids)[-1]))
+
+    def compute_output_shape(self, shape):
+        rows = None if shape[0] is None or shape[1] is None else shape[0] * shape[1]
+        return (rows, shape[2])
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class SplitChoices(keras.layers.Layer):
+    """Per-choice scores `[batch * choices, 1]` back to float32 logits `[batch, choices]`."""
+
+    def call(self, scores, ids):
+        return ops.reshape(ops.cast(scores, "float32"), (-1, ops.shape(ids)[1]))
+
+    def compute_output_shape(self, scores_shape, ids_shape):
+        return (ids_shape[0], ids_shape[1])

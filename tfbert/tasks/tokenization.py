@@ -1,0 +1,108 @@
+"""The tokenizer interface the task features use: word pieces with character offsets.
+
+Task feature builders need, for every text, the piece ids and where each piece
+starts and ends in the *characters* of the original text (Python string
+indices), so that answers and tags map back to exact spans. Two adapters
+provide that:
+
+- `TensorFlowTokenizer` wraps a TensorFlow tokenizer with
+  `tokenize_with_offsets(strings)` returning byte offsets (`tfbert.text`
+  tokenizers, `tensorflow_text.BertTokenizer`) and converts bytes to characters.
+- `HuggingFaceTokenizer` wraps a `tokenizers.Tokenizer` (offsets already in characters).
+
+The byte offsets must point into the *original* text. `tensorflow_text.BertTokenizer`
+with `lower_case=True` gives offsets into its lower-cased, accent-stripped
+text (TF Text 2.21: "Zürcher" ends one byte early), so it is only right for
+ASCII text; use it cased or use a `tfbert.text` tokenizer.
+
+Example:
+    >>> import tensorflow_text
+    >>> tokenizer = TensorFlowTokenizer(tensorflow_text.BertTokenizer("vocab.txt", lower_case=False),
+    ...                                 cls_id=101, sep_id=102, pad_id=0)
+    >>> pieces = tokenizer.encode_with_offsets(["Zürich is big"])[0]
+    >>> pieces.starts, pieces.ends
+    ([0, 3, 7, 10], [3, 6, 9, 13])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class Pieces:
+    """The pieces of one text: ids and `[start, end)` character offsets into the text."""
+
+    ids: list[int]
+    starts: list[int]
+    ends: list[int]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class PieceTokenizer(Protocol):
+    """What feature builders need from a tokenizer."""
+
+    cls_id: int
+    sep_id: int
+    pad_id: int
+
+    def encode_with_offsets(self, texts: Sequence[str]) -> list[Pieces]:
+        """Pieces of each text, without special tokens."""
+
+
+def byte_to_char_offsets(text: str) -> np.ndarray:
+    """`table[b]` = index of the character that starts at UTF-8 byte `b` (also valid at `len(bytes)`).
+
+    Example:
+        >>> byte_to_char_offsets("é a").tolist()
+        [0, 1, 1, 2, 3]
+    """
+    data = np.frombuffer(text.encode("utf-8"), np.uint8)
+    starts = (data & 0xC0) != 0x80
+    return np.concatenate([[0], np.cumsum(starts)]).astype(np.int64)
+
+
+def _rows(tensor) -> list[list[int]]:
+    """A `[batch, ...]` ragged or dense tensor as one flat Python list per text."""
+    while getattr(tensor.shape, "rank", 2) > 2:
+        tensor = tensor.merge_dims(-2, -1)
+    values = tensor.to_list() if hasattr(tensor, "to_list") else np.asarray(tensor).tolist()
+    return [list(row) for row in values]
+
+
+class TensorFlowTokenizer:
+    """Adapter for TensorFlow tokenizers that return byte offsets (see module notes)."""
+
+    def __init__(self, tokenizer: Any, cls_id: int, sep_id: int, pad_id: int = 0):
+        self.tokenizer = tokenizer
+        self.cls_id, self.sep_id, self.pad_id = cls_id, sep_id, pad_id
+
+    def encode_with_offsets(self, texts: Sequence[str]) -> list[Pieces]:
+        if not texts:
+            return []
+        ids, starts, ends = self.tokenizer.tokenize_with_offsets(list(texts))
+        pieces = []
+        for text, row_ids, row_starts, row_ends in zip(texts, _rows(ids), _rows(starts), _rows(ends)):
+            table = byte_to_char_offsets(text)
+            pieces.append(Pieces([int(i) for i in row_ids], table[row_starts].tolist(), table[row_ends].tolist()))
+        return pieces
+
+
+class HuggingFaceTokenizer:
+    """Adapter for a Hugging Face `tokenizers.Tokenizer` (special tokens left out, offsets in characters)."""
+
+    def __init__(self, tokenizer: Any, cls_id: int, sep_id: int, pad_id: int = 0):
+        self.tokenizer = tokenizer
+        self.cls_id, self.sep_id, self.pad_id = cls_id, sep_id, pad_id
+
+    def encode_with_offsets(self, texts: Sequence[str]) -> list[Pieces]:
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [
+            Pieces(list(encoding.ids), [start for start, _ in encoding.offsets], [end for _, end in encoding.offsets])
+            for encoding in encodings
+        ]

@@ -73,10 +73,12 @@ def test_pretrained_encoder_from_keras_files_and_folders(tmp_path, assets):
     encoder = build_encoder(CONFIG)
     encoder.save(tmp_path / "encoder.keras")
     SequenceClassifier(encoder, num_classes=2).save(tmp_path / "classifier.keras")
+    (tmp_path / "run" / "encoder").mkdir(parents=True)
+    encoder.save(tmp_path / "run" / "encoder" / "encoder.keras")
     x = {"token_ids": np.array([[5, 6, 7]], "int32"), "segment_ids": np.zeros((1, 3), "int32"),
          "padding_mask": np.ones((1, 3), "int32")}
     expected = np.asarray(encoder(x)["sequence_output"])
-    for source in (tmp_path / "encoder.keras", tmp_path, tmp_path / "classifier.keras"):
+    for source in (tmp_path / "encoder.keras", tmp_path, tmp_path / "classifier.keras", tmp_path / "run"):
         loaded = load_pretrained_encoder(source)
         np.testing.assert_array_equal(np.asarray(loaded(x)["sequence_output"]), expected)
     assert load_pretrained_encoder(assets("minilm/config.json").parent).config.hidden_size == 384

@@ -14,7 +14,8 @@ def load_pretrained_encoder(source: str | Path | Encoder, dtype: str | None = No
 
     `source` may be an `Encoder`; a `.keras` file holding an `Encoder` or any
     model with an `.encoder` (e.g. a saved `PretrainingModel` or task model);
-    a folder with `encoder.keras` (what pretraining exports); or a Hugging Face
+    a folder with `encoder.keras`, or a pretraining run's `model_dir` (whose
+    `encoder/encoder.keras` `tfbert pretrain` writes); or a Hugging Face
     checkpoint folder (`config.json` + weights, through `load_huggingface`).
 
     Example:
@@ -24,8 +25,9 @@ def load_pretrained_encoder(source: str | Path | Encoder, dtype: str | None = No
         return source
     path = Path(source)
     if path.is_dir():
-        if (path / "encoder.keras").is_file():
-            return load_pretrained_encoder(path / "encoder.keras")
+        for candidate in (path / "encoder.keras", path / "encoder" / "encoder.keras"):
+            if candidate.is_file():
+                return load_pretrained_encoder(candidate)
         if (path / "config.json").is_file():
             from tfbert.convert.huggingface import load_huggingface
 

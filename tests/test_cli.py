@@ -28,3 +28,38 @@ def test_convert_bad_input_exits_2_with_a_message(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["convert", "onnx", str(tmp_path), "-o", "x.keras"])
     assert exit_info.value.code == 2
+
+
+def test_vocab_then_pretrain_on_real_text(assets, tmp_path, capsys):
+    lines = [line for line in assets("text/botchan.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n\n".join("\n".join(lines[i:i + 20]) for i in range(0, len(lines), 20)))
+    assert main(["vocab", "--kind", "sentencepiece", "--data", str(corpus), "--vocab-size", "600",
+                 "--output", str(tmp_path / "vocab")]) == 0
+    assert "600 tokens" in capsys.readouterr().out
+    config = tmp_path / "albert.yaml"
+    config.write_text("architecture: albert\nencoder:\n  vocab_size: 600\n  hidden_size: 32\n  num_layers: 2\n"
+                      "  num_heads: 2\n  intermediate_size: 64\n  embedding_size: 16\n  sharing: all\n")
+    arguments = ["pretrain", "--config", str(config), "--tokenizer", str(tmp_path / "vocab"), "--data", str(corpus),
+                 "--model-dir", str(tmp_path / "run"), "--steps", "2", "--batch-size", "4", "--strategy", "cpu",
+                 "--sequence-length", "32", "--max-predictions", "5", "--checkpoint-every", "2"]
+    assert main(arguments) == 0
+    assert "trained 2 steps" in capsys.readouterr().out
+    assert (tmp_path / "run" / "encoder" / "encoder.keras").exists()
+
+
+def test_pretrain_and_vocab_bad_input(tmp_path, capsys):
+    assert main(["vocab", "--kind", "wordpiece", "--data", str(tmp_path / "none.txt"), "--vocab-size", "100",
+                 "--output", str(tmp_path / "v")]) == 2
+    assert "none.txt" in capsys.readouterr().err
+    assert main(["pretrain", "--config", "bert_gigantic", "--tokenizer", str(tmp_path), "--data", "x.txt",
+                 "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
+    assert "unknown config 'bert_gigantic'" in capsys.readouterr().err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("architecture: bert\nencoder: {vocab_size: [\n")
+    assert main(["pretrain", "--config", str(bad), "--tokenizer", str(tmp_path), "--data", "x.txt",
+                 "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+    assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path / "no_tokenizer"),
+                 "--data", "x.txt", "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
+    assert "tokenizer" in capsys.readouterr().err

@@ -1,6 +1,8 @@
 """The `tfbert` command line.
 
     tfbert configs                                   # shipped configs with parameter counts
+    tfbert vocab --kind sentencepiece --data corpus.txt --vocab-size 8000 --output vocab/
+    tfbert pretrain --config albert_tiny --tokenizer vocab/ --data corpus.txt --steps 1000 --model-dir runs/a
     tfbert convert huggingface CHECKPOINT_DIR -o model.keras [--heads]
 """
 
@@ -50,12 +52,78 @@ def run_convert(args: argparse.Namespace) -> None:
     print(f"wrote {args.output}: {type(model).__name__} with {model.count_params():,} parameters")
 
 
+def run_vocab(args: argparse.Namespace) -> None:
+    _quiet_tensorflow()
+    from tfbert.text import vocab_training
+
+    missing = [path for path in args.data if not os.path.isfile(path)]
+    if missing:
+        raise CommandError(f"corpus file {missing[0]!r} does not exist")
+    if args.kind == "wordpiece":
+        tokenizer = vocab_training.train_wordpiece(args.data, args.vocab_size, args.output, lowercase=not args.cased)
+    elif args.kind == "byte_bpe":
+        tokenizer = vocab_training.train_byte_bpe(args.data, args.vocab_size, args.output)
+    else:
+        model_type = "bpe" if args.kind == "sentencepiece_bpe" else "unigram"
+        tokenizer = vocab_training.train_sentencepiece(args.data, args.vocab_size, args.output,
+                                                       model_type=model_type, lowercase=not args.cased)
+    print(f"wrote {args.output}: {type(tokenizer).__name__} with {tokenizer.vocabulary_size():,} tokens")
+
+
+def run_pretrain(args: argparse.Namespace) -> None:
+    _quiet_tensorflow()
+    from tfbert.config import load_config
+    from tfbert.training.pretraining import pretrain
+
+    try:
+        config = load_config(args.config)
+        data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
+        model = pretrain(
+            config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
+            global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,
+            max_predictions=args.max_predictions, learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
+            checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution, seed=args.seed,
+        )
+    except (FileNotFoundError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    print(f"trained {args.steps} steps; encoder in {args.model_dir}/encoder/encoder.keras "
+          f"({model.encoder.count_params():,} parameters)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tfbert", description="BERT-family encoders for TensorFlow and Keras.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     configs = commands.add_parser("configs", help="list the shipped configs with their parameter counts")
     configs.set_defaults(run=run_configs)
+
+    vocab = commands.add_parser("vocab", help="train a tokenizer vocabulary on a corpus")
+    vocab.add_argument("--kind", required=True, choices=["wordpiece", "sentencepiece", "sentencepiece_bpe", "byte_bpe"],
+                       help="wordpiece (BERT, ELECTRA), sentencepiece unigram or BPE (ALBERT, XLM-R), byte_bpe (RoBERTa)")
+    vocab.add_argument("--data", required=True, nargs="+", help="text files, one sentence or paragraph a line")
+    vocab.add_argument("--vocab-size", required=True, type=int, help="number of tokens, special tokens included")
+    vocab.add_argument("--output", required=True, help="folder to write the tokenizer into")
+    vocab.add_argument("--cased", action="store_true", help="keep case (default: lower-case, as uncased BERT/ALBERT)")
+    vocab.set_defaults(run=run_vocab)
+
+    pretrain = commands.add_parser(
+        "pretrain", help="pretrain BERT (MLM+NSP), ALBERT (MLM+SOP) or RoBERTa (MLM); rerun to resume")
+    pretrain.add_argument("--config", required=True, help="a shipped config name (tfbert configs) or a YAML file")
+    pretrain.add_argument("--tokenizer", required=True, help="tokenizer folder (tfbert vocab writes one)")
+    pretrain.add_argument("--data", required=True, nargs="+",
+                          help="text files (a sentence a line, blank line between documents) or tfds:NAME")
+    pretrain.add_argument("--model-dir", required=True, help="checkpoints, logs and the final encoder go here")
+    pretrain.add_argument("--steps", required=True, type=int, help="total training steps")
+    pretrain.add_argument("--batch-size", type=int, default=32, help="global batch size (default 32)")
+    pretrain.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
+    pretrain.add_argument("--sequence-length", type=int, default=128)
+    pretrain.add_argument("--max-predictions", type=int, default=20, help="masked positions per sequence")
+    pretrain.add_argument("--learning-rate", type=float, help="peak learning rate (default: the paper's recipe)")
+    pretrain.add_argument("--warmup-steps", type=int, help="warm-up steps (default: the paper's recipe)")
+    pretrain.add_argument("--checkpoint-every", type=int, default=1000)
+    pretrain.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
+    pretrain.add_argument("--seed", type=int)
+    pretrain.set_defaults(run=run_pretrain)
 
     convert = commands.add_parser("convert", help="convert a checkpoint from another library into a .keras file")
     convert.add_argument("source", choices=["huggingface"], help="the checkpoint's library")

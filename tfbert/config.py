@@ -196,8 +196,9 @@ def scaled_generator(discriminator: EncoderConfig, fraction: float = 0.25) -> En
 class ModelConfig:
     """An architecture: which heads and objectives sit on an encoder config.
 
-    ELECTRA also has a `generator` encoder config (see `scaled_generator`); it
-    must agree with `encoder`, the discriminator, on every embedding
+    ELECTRA pretraining also needs a `generator` encoder config (see
+    `scaled_generator`; a discriminator converted alone has none); it must
+    agree with `encoder`, the discriminator, on every embedding
     hyper-parameter, because the two share their embeddings. Other
     architectures have none.
 
@@ -218,11 +219,6 @@ class ModelConfig:
             object.__setattr__(self, "encoder", EncoderConfig.from_dict(self.encoder))
         if self.generator is not None and not isinstance(self.generator, EncoderConfig):
             object.__setattr__(self, "generator", _from_mapping(EncoderConfig, self.generator, "generator"))
-        if self.architecture == "electra" and self.generator is None:
-            raise ValueError(
-                "invalid config: architecture 'electra' needs a 'generator' encoder config; "
-                "tfbert.config.scaled_generator(encoder, 0.25) makes the paper's"
-            )
         if self.architecture != "electra" and self.generator is not None:
             _fail("generator", self.generator.to_dict(), f"only architecture 'electra' has a generator, not {self.architecture!r}")
         if self.generator is not None:

@@ -150,6 +150,11 @@ class ElectraPretrainingModel(keras.Model):
         config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
         if config.architecture != "electra":
             raise ValueError(f"ElectraPretrainingModel needs architecture 'electra', got {config.architecture!r}")
+        if config.generator is None:
+            raise ValueError(
+                "ElectraPretrainingModel needs config.generator; tfbert.config.scaled_generator(config.encoder, 0.25) "
+                "makes the paper's"
+            )
         policy = kwargs.pop("dtype", None)
         discriminator = Encoder(config.encoder, dtype=policy, name="discriminator")
         generator = Encoder(

@@ -55,7 +55,9 @@ class GumbelSampler(keras.layers.Layer):
     """Draws one token per prediction slot from `softmax(logits)` by the Gumbel-max trick.
 
     The sample carries no gradient. A fixed `seed` makes the sequence of
-    samples repeat from model to model.
+    samples repeat from model to model; the generator's position in that
+    sequence is saved with the model, so a reloaded model draws what the
+    original would have drawn next.
 
     Example:
         >>> sampled = GumbelSampler(seed=1)(logits)   # [batch, predictions] int32
@@ -77,6 +79,12 @@ class GumbelSampler(keras.layers.Layer):
 
     def compute_output_spec(self, logits):
         return keras.KerasTensor(logits.shape[:-1], dtype="int32")
+
+    def save_own_variables(self, store):
+        store["seed_state"] = keras.ops.convert_to_numpy(self.seed_generator.state.value)
+
+    def load_own_variables(self, store):
+        self.seed_generator.state.assign(store["seed_state"])
 
 
 class ReplaceTokens(keras.layers.Layer):

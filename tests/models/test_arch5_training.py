@@ -106,3 +106,28 @@ def test_two_mirrored_replicas_train_electra_spanbert_and_xlm():
         assert set(history) == METRICS[architecture] | {"loss"}
         assert all(np.isfinite(values).all() and len(values) == 1 for values in history.values()), architecture
     assert 0.0 <= result["electra"]["rtd_precision"][0] <= 1.0
+
+
+TORCH_BACKEND = """
+import json, sys
+sys.path.insert(0, "tests/models")
+import keras
+from arch5_helpers import batch_for, tiny_model
+results = {}
+for architecture in ("electra", "spanbert", "xlm", "xlmr"):
+    model = tiny_model(architecture, **({"seed": 0} if architecture == "electra" else {}))
+    inputs, labels = batch_for(model.config)
+    outputs = model(inputs, training=False)
+    loss = float(keras.ops.convert_to_numpy(model.compute_loss(inputs, labels, outputs)))
+    results[architecture] = {"shapes": {k: list(v.shape) for k, v in outputs.items()}, "loss": loss}
+print(json.dumps({"backend": keras.backend.backend(), "results": results}))
+"""
+
+
+def test_models_and_losses_run_on_the_torch_backend():
+    pytest.importorskip("torch")
+    result = run_python_json(TORCH_BACKEND, env={"KERAS_BACKEND": "torch"})
+    assert result["backend"] == "torch"
+    assert result["results"]["electra"]["shapes"]["corrupted_ids"] == [4, 16]
+    assert result["results"]["spanbert"]["shapes"]["sbo_logits"] == [4, 3, 120]
+    assert all(np.isfinite(entry["loss"]) for entry in result["results"].values())

@@ -45,7 +45,7 @@ def test_embedding_size_defaults_to_hidden_size():
         ({"num_heads": True}, "num_heads", "integer"),
         ({"dropout_rate": 1.5}, "dropout_rate", "[0, 1)"),
         ({"activation": "swishy"}, "activation", "gelu"),
-        ({"embedding_size": 64}, "embedding_size", "at most hidden_size"),
+        ({"pooler": "yes"}, "pooler", "true or false"),
         ({"num_hidden_groups": 2}, "num_hidden_groups", "sharing"),
         ({"sharing": "all", "num_hidden_groups": 3}, "num_hidden_groups", "at most num_layers"),
         ({"pad_id": 100}, "pad_id", "smaller than vocab_size"),

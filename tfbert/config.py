@@ -70,6 +70,13 @@ class EncoderConfig:
     `i * num_hidden_groups // num_layers`, and each group holds
     `inner_group_num` blocks applied in order, as in ALBERT.
 
+    `embedding_size` larger than `hidden_size` is allowed too (ELECTRA-small's
+    generator reads the discriminator's 128-wide embeddings into 64 units).
+    `pooler: false` drops the tanh pooler (ELECTRA, XLM have none); the
+    `pooled_output` is then the first token's hidden state. `position_ids_input:
+    true` adds a `position_ids` input that replaces the computed positions
+    (XLM's TLM restarts positions at the second sentence).
+
     Example:
         >>> EncoderConfig(vocab_size=30000, hidden_size=768, embedding_size=128, sharing="all")
     """
@@ -93,6 +100,8 @@ class EncoderConfig:
     sharing: str = "none"
     num_hidden_groups: int = 1
     inner_group_num: int = 1
+    pooler: bool = True
+    position_ids_input: bool = False
 
     def __post_init__(self) -> None:
         if self.embedding_size is None:
@@ -109,8 +118,9 @@ class EncoderConfig:
         if self.hidden_size % self.num_heads:
             _fail("hidden_size", self.hidden_size,
                   f"must be divisible by num_heads ({self.num_heads}); try {self.num_heads * max(1, round(self.hidden_size / self.num_heads))}")
-        if self.embedding_size > self.hidden_size:
-            _fail("embedding_size", self.embedding_size, f"must be at most hidden_size ({self.hidden_size})")
+        for name in ("pooler", "position_ids_input"):
+            if not isinstance(getattr(self, name), bool):
+                _fail(name, getattr(self, name), "expected true or false")
         if self.activation not in ACTIVATIONS:
             _fail("activation", self.activation, f"allowed: {', '.join(ACTIVATIONS)}")
         if self.sharing not in SHARING_STRATEGIES:
@@ -150,9 +160,47 @@ class EncoderConfig:
         return dataclasses.replace(self, **changes)
 
 
+# Embedding hyper-parameters an ELECTRA generator must share with its discriminator,
+# because the two use one embedding layer.
+SHARED_EMBEDDING_FIELDS = (
+    "vocab_size", "embedding_size", "max_positions", "type_vocab_size", "num_languages",
+    "position_offset", "pad_id", "layer_norm_epsilon", "position_ids_input",
+)
+
+
+def scaled_generator(discriminator: EncoderConfig, fraction: float = 0.25) -> EncoderConfig:
+    """An ELECTRA generator config: `fraction` of the discriminator's width, same depth and embeddings.
+
+    Hidden size, heads and intermediate size scale by `fraction` (at least one
+    head); the embedding hyper-parameters stay the discriminator's, since the
+    two share one embedding layer. The paper's generators are 1/4 (small,
+    large) and 1/3 (base) of the discriminator.
+
+    Example:
+        >>> scaled_generator(load_config("electra_base").encoder, 1 / 3).hidden_size
+        256
+    """
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+        _fail("generator_fraction", fraction, "expected a number in (0, 1]")
+    heads = max(1, round(discriminator.num_heads * fraction))
+    hidden = heads * max(1, round(discriminator.hidden_size * fraction / heads))
+    return discriminator.replace(
+        hidden_size=hidden,
+        num_heads=heads,
+        intermediate_size=max(1, round(discriminator.intermediate_size * fraction)),
+        pooler=False,
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class ModelConfig:
     """An architecture: which heads and objectives sit on an encoder config.
+
+    ELECTRA pretraining also needs a `generator` encoder config (see
+    `scaled_generator`; a discriminator converted alone has none); it must
+    agree with `encoder`, the discriminator, on every embedding
+    hyper-parameter, because the two share their embeddings. Other
+    architectures have none.
 
     Example:
         >>> config = ModelConfig(architecture="albert", encoder=EncoderConfig(vocab_size=30000))
@@ -162,16 +210,28 @@ class ModelConfig:
     architecture: str
     encoder: EncoderConfig
     description: str = ""
+    generator: EncoderConfig | None = None
 
     def __post_init__(self) -> None:
         if self.architecture not in ARCHITECTURES:
             _fail("architecture", self.architecture, f"allowed: {', '.join(ARCHITECTURES)}")
         if not isinstance(self.encoder, EncoderConfig):
             object.__setattr__(self, "encoder", EncoderConfig.from_dict(self.encoder))
+        if self.generator is not None and not isinstance(self.generator, EncoderConfig):
+            object.__setattr__(self, "generator", _from_mapping(EncoderConfig, self.generator, "generator"))
+        if self.architecture != "electra" and self.generator is not None:
+            _fail("generator", self.generator.to_dict(), f"only architecture 'electra' has a generator, not {self.architecture!r}")
+        if self.generator is not None:
+            for name in SHARED_EMBEDDING_FIELDS:
+                ours, theirs = getattr(self.generator, name), getattr(self.encoder, name)
+                if ours != theirs:
+                    _fail(f"generator.{name}", ours,
+                          f"the generator shares the discriminator's embeddings, so it must equal encoder.{name} ({theirs!r})")
 
     def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["encoder"] = self.encoder.to_dict()
+        data = {"architecture": self.architecture, "encoder": self.encoder.to_dict(), "description": self.description}
+        if self.generator is not None:
+            data["generator"] = self.generator.to_dict()
         return data
 
     @classmethod

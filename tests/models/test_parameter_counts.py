@@ -22,7 +22,11 @@ STATED = {
 def huggingface_count(config) -> int:
     hf = huggingface_config(config)
     classes = {"bert": (transformers.BertConfig, transformers.BertModel),
-               "albert": (transformers.AlbertConfig, transformers.AlbertModel)}
+               "albert": (transformers.AlbertConfig, transformers.AlbertModel),
+               "roberta": (transformers.RobertaConfig, transformers.RobertaModel),
+               "electra": (transformers.ElectraConfig, transformers.ElectraModel),
+               "xlm-roberta": (transformers.XLMRobertaConfig, transformers.XLMRobertaModel),
+               "xlm": (transformers.XLMConfig, transformers.XLMModel)}
     config_class, model_class = classes[hf.pop("model_type")]
     with torch.device("meta"):
         model = model_class(config_class(**hf))

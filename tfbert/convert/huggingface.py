@@ -1,4 +1,4 @@
-"""Load Hugging Face `transformers` checkpoints (BERT, ALBERT, RoBERTa) into tfbert models.
+"""Load Hugging Face `transformers` checkpoints (BERT, ALBERT, RoBERTa, ELECTRA, XLM, XLM-R) into tfbert models.
 
 A checkpoint is a folder with `config.json` and `model.safetensors` (also
 sharded, with `model.safetensors.index.json`) or `pytorch_model.bin`. Weights
@@ -7,10 +7,14 @@ differently, and the query/key/value projections are fused into tfbert's one
 `query_key_value` matrix. Every weight the model needs must be found; a
 missing one raises an error naming it.
 
+ELECTRA's generator and discriminator are two checkpoints: `load_electra`
+puts both into one `ElectraPretrainingModel` (their embeddings are shared).
+
 Example:
-    >>> from tfbert.convert.huggingface import load_huggingface
+    >>> from tfbert.convert.huggingface import load_electra, load_huggingface
     >>> encoder = load_huggingface("all-MiniLM-L6-v2/")               # Encoder
     >>> pretrainer = load_huggingface("bert-base-uncased/", heads=True) # PretrainingModel
+    >>> electra = load_electra("electra-small-discriminator/", "electra-small-generator/")
 """
 
 from __future__ import annotations
@@ -23,8 +27,11 @@ from typing import Any, Callable, Iterator, Mapping
 import numpy as np
 
 from tfbert.config import EncoderConfig, ModelConfig
+from tfbert.models.electra import ElectraPretrainingModel
 from tfbert.models.encoder import Encoder
 from tfbert.models.pretraining import PretrainingModel
+from tfbert.models.xlm import XLMPretrainingModel
+from tfbert.models.xlmr import XLMRobertaPretrainingModel
 
 _ACTIVATIONS = {
     "gelu": "gelu",
@@ -36,9 +43,19 @@ _ACTIVATIONS = {
     "swish": "silu",
     "tanh": "tanh",
 }
-_ARCHITECTURES = {"bert": "bert", "albert": "albert", "roberta": "roberta"}
-# Tensors a checkpoint may hold that no tfbert weight comes from.
-_IGNORED_SUFFIXES = ("position_ids", "token_type_ids", "decoder.weight", "decoder.bias", "masked_bias")
+_ARCHITECTURES = {
+    "bert": "bert", "albert": "albert", "roberta": "roberta", "electra": "electra", "xlm-roberta": "xlmr", "xlm": "xlm",
+}
+# The name of the encoder inside each architecture's checkpoints with heads (`bert.encoder.layer.0...`).
+_CHECKPOINT_PREFIX = {
+    "bert": "bert", "albert": "albert", "roberta": "roberta", "electra": "electra", "xlmr": "roberta",
+    "xlm": "transformer", "spanbert": "bert",
+}
+# Tensors a checkpoint may hold that no tfbert weight comes from (tied decoders are the token table).
+_IGNORED_SUFFIXES = (
+    "position_ids", "token_type_ids", "decoder.weight", "decoder.bias", "masked_bias",
+    "generator_lm_head.weight", "pred_layer.proj.weight",
+)
 
 Transform = Callable[[np.ndarray], np.ndarray]
 
@@ -58,6 +75,8 @@ def config_from_huggingface(hf_config: Mapping[str, Any]) -> ModelConfig:
         raise ValueError(
             f"Hugging Face model_type {model_type!r} is not supported; supported: {', '.join(_ARCHITECTURES)}"
         )
+    if model_type == "xlm":
+        return _xlm_config_from_huggingface(hf_config)
     activation = hf_config.get("hidden_act", "gelu")
     if activation not in _ACTIVATIONS:
         raise ValueError(f"Hugging Face hidden_act {activation!r} is not supported; supported: {', '.join(_ACTIVATIONS)}")
@@ -88,8 +107,10 @@ def config_from_huggingface(hf_config: Mapping[str, Any]) -> ModelConfig:
             num_hidden_groups=hf_config.get("num_hidden_groups", 1),
             inner_group_num=hf_config.get("inner_group_num", 1),
         )
-    if model_type == "roberta":
+    if model_type in ("roberta", "xlm-roberta"):
         fields.update(position_offset=pad_id + 1)
+    if model_type == "electra":
+        fields.update(embedding_size=hf_config.get("embedding_size", 128), pooler=False)
     return ModelConfig(
         architecture=_ARCHITECTURES[model_type],
         encoder=EncoderConfig(**fields),
@@ -97,15 +118,80 @@ def config_from_huggingface(hf_config: Mapping[str, Any]) -> ModelConfig:
     )
 
 
+def _xlm_config_from_huggingface(hf_config: Mapping[str, Any]) -> ModelConfig:
+    """XLM's `config.json` names its fields differently (`emb_dim`, `n_layers`, `n_langs`, ...)."""
+    if hf_config.get("asm", False):
+        raise ValueError("XLM checkpoints with an adaptive softmax (asm: true) are not supported")
+    if not hf_config.get("is_encoder", True):
+        raise ValueError("XLM decoders (is_encoder: false) are not supported")
+    languages = hf_config.get("n_langs", 1)
+    width = hf_config.get("emb_dim", 2048)
+    encoder = EncoderConfig(
+        vocab_size=hf_config.get("vocab_size", hf_config.get("n_words", 30145)),
+        hidden_size=width,
+        num_layers=hf_config.get("n_layers", 12),
+        num_heads=hf_config.get("n_heads", 16),
+        intermediate_size=4 * width,
+        activation="gelu" if hf_config.get("gelu_activation", True) else "relu",
+        dropout_rate=hf_config.get("dropout", 0.1),
+        attention_dropout_rate=hf_config.get("attention_dropout", 0.1),
+        max_positions=hf_config.get("max_position_embeddings", 512),
+        type_vocab_size=0,
+        num_languages=languages if languages > 1 and hf_config.get("use_lang_emb", True) else 0,
+        layer_norm_epsilon=hf_config.get("layer_norm_eps", 1e-12),
+        initializer_range=hf_config.get("init_std", 0.02),
+        pad_id=hf_config.get("pad_index", 2),
+        pooler=False,
+    )
+    return ModelConfig(
+        architecture="xlm",
+        encoder=encoder,
+        description=f"converted from Hugging Face {hf_config.get('_name_or_path') or 'xlm'}",
+    )
+
+
+def _xlm_huggingface_config(encoder: EncoderConfig) -> dict[str, Any]:
+    if encoder.intermediate_size != 4 * encoder.hidden_size or encoder.type_vocab_size or encoder.pooler:
+        raise ValueError("Hugging Face XLM has intermediate_size = 4 * hidden_size, no segment embeddings and no pooler")
+    if encoder.activation not in ("gelu", "relu"):
+        raise ValueError(f"Hugging Face XLM has gelu or relu, not {encoder.activation!r}")
+    return dict(
+        model_type="xlm",
+        vocab_size=encoder.vocab_size,
+        emb_dim=encoder.hidden_size,
+        n_layers=encoder.num_layers,
+        n_heads=encoder.num_heads,
+        gelu_activation=encoder.activation == "gelu",
+        dropout=encoder.dropout_rate,
+        attention_dropout=encoder.attention_dropout_rate,
+        max_position_embeddings=encoder.max_positions,
+        n_langs=max(encoder.num_languages, 1),
+        use_lang_emb=encoder.num_languages > 1,
+        layer_norm_eps=encoder.layer_norm_epsilon,
+        init_std=encoder.initializer_range,
+        pad_index=encoder.pad_id,
+        pad_token_id=encoder.pad_id,
+    )
+
+
 def huggingface_config(config: ModelConfig) -> dict[str, Any]:
-    """The Hugging Face `config.json` mapping of a tfbert BERT, ALBERT or RoBERTa config."""
+    """The Hugging Face `config.json` mapping of a tfbert config's encoder (an ELECTRA config's discriminator).
+
+    SpanBERT's checkpoints are BERT checkpoints, so `spanbert` maps to `bert`.
+    """
     encoder = config.encoder
     model_type = {value: key for key, value in _ARCHITECTURES.items()}.get(config.architecture)
+    if config.architecture == "spanbert":
+        model_type = "bert"
     if model_type is None:
         raise ValueError(f"architecture {config.architecture!r} has no Hugging Face equivalent here")
+    if model_type == "xlm":
+        return _xlm_huggingface_config(encoder)
+    if model_type == "electra" and encoder.sharing != "none":
+        raise ValueError("Hugging Face ELECTRA has no layer sharing")
     if model_type == "albert" and encoder.sharing != "all":
         raise ValueError(f"Hugging Face ALBERT shares whole layers; sharing {encoder.sharing!r} has no equivalent")
-    if model_type != "albert" and (encoder.sharing != "none" or encoder.embedding_size != encoder.hidden_size):
+    if model_type not in ("albert", "electra") and (encoder.sharing != "none" or encoder.embedding_size != encoder.hidden_size):
         raise ValueError(f"Hugging Face {model_type} has neither layer sharing nor factorized embeddings")
     hf = dict(
         model_type=model_type,
@@ -129,6 +215,8 @@ def huggingface_config(config: ModelConfig) -> dict[str, Any]:
             num_hidden_groups=encoder.num_hidden_groups,
             inner_group_num=encoder.inner_group_num,
         )
+    if model_type == "electra":
+        hf.update(embedding_size=encoder.embedding_size)
     return hf
 
 
@@ -169,12 +257,13 @@ def _read_pytorch_bin(path: Path) -> dict[str, np.ndarray]:
 
 
 def _prefix(state: Mapping[str, np.ndarray], architecture: str) -> str:
-    for prefix in (f"{architecture}.", ""):
-        if f"{prefix}embeddings.word_embeddings.weight" in state:
+    probe = "embeddings.weight" if architecture == "xlm" else "embeddings.word_embeddings.weight"
+    name = _CHECKPOINT_PREFIX.get(architecture, architecture)
+    for prefix in (f"{name}.", ""):
+        if f"{prefix}{probe}" in state:
             return prefix
     raise ValueError(
-        f"checkpoint has no '{architecture}.embeddings.word_embeddings.weight' or "
-        "'embeddings.word_embeddings.weight': it is not a supported BERT-family checkpoint"
+        f"checkpoint has no '{name}.{probe}' or '{probe}': it is not a supported {architecture} checkpoint"
     )
 
 
@@ -193,16 +282,61 @@ def _fused_qkv(names: tuple[str, str, str]) -> list[tuple[tuple[str, ...], Calla
     ]
 
 
-def _assignments(model: Encoder | PretrainingModel, architecture: str, prefix: str) -> Iterator[tuple[Any, tuple[str, ...], Callable]]:
-    """(tfbert variable, checkpoint names, function of those arrays) for every weight of `model`."""
-    encoder = model.encoder if isinstance(model, PretrainingModel) else model
+def _pairs(variables, specs):
+    for variable, (names, fn) in zip(variables, specs):
+        yield variable, names if isinstance(names, tuple) else (names,), fn
+
+
+def _xlm_assignments(model: Encoder | XLMPretrainingModel, prefix: str) -> Iterator[tuple[Any, tuple[str, ...], Callable]]:
+    """XLM's names: `embeddings`, `attentions.{i}.q_lin`, `layer_norm1.{i}`, `ffns.{i}.lin1`, `pred_layer.proj`."""
+    encoder = model if isinstance(model, Encoder) else model.encoder
+    p = prefix
+    embeddings = encoder.get_layer("embeddings")
+    yield embeddings.token_embedding.embeddings, (f"{p}embeddings.weight",), _identity
+    yield embeddings.position_embedding.embeddings, (f"{p}position_embeddings.weight",), _identity
+    if embeddings.language_embedding is not None:
+        yield embeddings.language_embedding.embeddings, (f"{p}lang_embeddings.weight",), _identity
+    yield from _pairs(embeddings.layer_norm.weights, _layer_norm(f"{p}layer_norm_emb"))
+    for layer in range(encoder.config.num_layers):
+        attention, ffn = encoder.block(layer)
+        qkv = tuple(f"{p}attentions.{layer}.{n}_lin" for n in ("q", "k", "v"))
+        yield from _pairs(attention.query_key_value.weights, _fused_qkv(qkv))
+        yield from _pairs(attention.output_dense.weights, _dense(f"{p}attentions.{layer}.out_lin"))
+        yield from _pairs(attention.layer_norm.weights, _layer_norm(f"{p}layer_norm1.{layer}"))
+        yield from _pairs(ffn.intermediate.weights, _dense(f"{p}ffns.{layer}.lin1"))
+        yield from _pairs(ffn.output_dense.weights, _dense(f"{p}ffns.{layer}.lin2"))
+        yield from _pairs(ffn.layer_norm.weights, _layer_norm(f"{p}layer_norm2.{layer}"))
+    if isinstance(model, XLMPretrainingModel):
+        yield model.get_layer("lm_head").output_bias, ("pred_layer.proj.bias",), _identity
+
+
+def _assignments(
+    model: Encoder | PretrainingModel | XLMPretrainingModel, architecture: str, prefix: str, embeddings: bool = True
+) -> Iterator[tuple[Any, tuple[str, ...], Callable]]:
+    """(tfbert variable, checkpoint names, function of those arrays) for every weight of `model`.
+
+    `embeddings=False` leaves out the embedding layer (an ELECTRA generator uses its discriminator's).
+    """
+    if architecture == "xlm":
+        yield from _xlm_assignments(model, prefix)
+        return
+    encoder = model if isinstance(model, Encoder) else model.encoder
     config = encoder.config
     p = prefix
+    pairs = _pairs
 
-    def pairs(variables, specs):
-        for variable, (names, fn) in zip(variables, specs):
-            yield variable, names if isinstance(names, tuple) else (names,), fn
+    if embeddings:
+        yield from _embedding_assignments(encoder, prefix)
+    if architecture == "electra" and config.embedding_size != config.hidden_size:
+        yield from pairs(encoder.get_layer("embedding_projection").weights, _dense(f"{p}embeddings_project"))
+    yield from _layer_assignments(encoder, architecture, prefix)
+    if isinstance(model, PretrainingModel):
+        yield from _head_assignments(model, "roberta" if architecture == "xlmr" else architecture)
 
+
+def _embedding_assignments(encoder: Encoder, prefix: str) -> Iterator[tuple[Any, tuple[str, ...], Callable]]:
+    p = prefix
+    pairs = _pairs
     embeddings = encoder.get_layer("embeddings")
     yield embeddings.token_embedding.embeddings, (f"{p}embeddings.word_embeddings.weight",), _identity
     yield embeddings.position_embedding.embeddings, (f"{p}embeddings.position_embeddings.weight",), _identity
@@ -210,6 +344,11 @@ def _assignments(model: Encoder | PretrainingModel, architecture: str, prefix: s
         yield embeddings.segment_embedding.embeddings, (f"{p}embeddings.token_type_embeddings.weight",), _identity
     yield from pairs(embeddings.layer_norm.weights, _layer_norm(f"{p}embeddings.LayerNorm"))
 
+
+def _layer_assignments(encoder: Encoder, architecture: str, prefix: str) -> Iterator[tuple[Any, tuple[str, ...], Callable]]:
+    config = encoder.config
+    p = prefix
+    pairs = _pairs
     if architecture == "albert":
         yield from pairs(encoder.get_layer("embedding_projection").weights, _dense(f"{p}encoder.embedding_hidden_mapping_in"))
         for group in range(config.num_hidden_groups):
@@ -234,19 +373,21 @@ def _assignments(model: Encoder | PretrainingModel, architecture: str, prefix: s
             yield from pairs(ffn.intermediate.weights, _dense(f"{base}intermediate.dense"))
             yield from pairs(ffn.output_dense.weights, _dense(f"{base}output.dense"))
             yield from pairs(ffn.layer_norm.weights, _layer_norm(f"{base}output.LayerNorm"))
-        yield from pairs(encoder.get_layer("pooler").weights, _dense(f"{p}pooler.dense"))
+        if config.pooler:
+            yield from pairs(encoder.get_layer("pooler").weights, _dense(f"{p}pooler.dense"))
 
-    if isinstance(model, PretrainingModel):
-        mlm = model.get_layer("mlm_head")
-        head = {"bert": "cls.predictions.transform.", "albert": "predictions.", "roberta": "lm_head."}[architecture]
-        norm = {"bert": "LayerNorm", "albert": "LayerNorm", "roberta": "layer_norm"}[architecture]
-        yield from pairs(mlm.transform.weights, _dense(f"{head}dense"))
-        yield from pairs(mlm.layer_norm.weights, _layer_norm(f"{head}{norm}"))
-        bias = {"bert": "cls.predictions.bias", "albert": "predictions.bias", "roberta": "lm_head.bias"}[architecture]
-        yield mlm.output_bias, (bias,), _identity
-        if model.pair_objective:
-            pair = {"bert": "cls.seq_relationship", "albert": "sop_classifier.classifier"}[architecture]
-            yield from pairs(model.get_layer(f"{model.pair_objective}_head").classifier.weights, _dense(pair))
+
+def _head_assignments(model: PretrainingModel, architecture: str) -> Iterator[tuple[Any, tuple[str, ...], Callable]]:
+    mlm = model.get_layer("mlm_head")
+    head = {"bert": "cls.predictions.transform.", "albert": "predictions.", "roberta": "lm_head."}[architecture]
+    norm = {"bert": "LayerNorm", "albert": "LayerNorm", "roberta": "layer_norm"}[architecture]
+    yield from _pairs(mlm.transform.weights, _dense(f"{head}dense"))
+    yield from _pairs(mlm.layer_norm.weights, _layer_norm(f"{head}{norm}"))
+    bias = {"bert": "cls.predictions.bias", "albert": "predictions.bias", "roberta": "lm_head.bias"}[architecture]
+    yield mlm.output_bias, (bias,), _identity
+    if model.pair_objective:
+        pair = {"bert": "cls.seq_relationship", "albert": "sop_classifier.classifier"}[architecture]
+        yield from _pairs(model.get_layer(f"{model.pair_objective}_head").classifier.weights, _dense(pair))
 
 
 def _with_legacy_names(state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -261,20 +402,12 @@ def _with_legacy_names(state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return renamed
 
 
-def load_state_dict(model: Encoder | PretrainingModel, state: Mapping[str, np.ndarray], architecture: str) -> list[str]:
-    """Copies a Hugging Face state dict into `model`; returns the checkpoint names it did not use.
-
-    Raises `ValueError` naming every missing tensor, or a tensor whose shape
-    does not fit the tfbert weight. The pooler alone may be absent (RoBERTa's
-    masked-LM checkpoints have none): it then keeps its initial weights, with a
-    warning.
-    """
-    state = _with_legacy_names(dict(state))
-    prefix = _prefix(state, architecture)
+def _copy_weights(assignments, state: Mapping[str, np.ndarray], prefix: str) -> set[str]:
+    """Assigns every (variable, names, fn) from `state`; returns the names used. See `load_state_dict`."""
     used: set[str] = set()
     missing: list[str] = []
     initialised: list[str] = []
-    for variable, names, fn in _assignments(model, architecture, prefix):
+    for variable, names, fn in assignments:
         absent = [name for name in names if name not in state]
         if absent:
             (initialised if names[0].startswith(f"{prefix}pooler") else missing).extend(absent)
@@ -291,28 +424,143 @@ def load_state_dict(model: Encoder | PretrainingModel, state: Mapping[str, np.nd
         raise ValueError(f"checkpoint is missing {len(missing)} tensor(s) the model needs: {', '.join(missing[:10])}")
     if initialised:
         warnings.warn(f"checkpoint has no pooler ({', '.join(initialised)}); the pooler keeps its initial weights",
-                      stacklevel=2)
+                      stacklevel=3)
+    return used
+
+
+def _unused(state: Mapping[str, np.ndarray], used: set[str]) -> list[str]:
     return sorted(name for name in state if name not in used and not name.endswith(_IGNORED_SUFFIXES))
 
 
-def load_huggingface(folder: str | Path, heads: bool = False, dtype: str | None = None) -> Encoder | PretrainingModel:
-    """Builds a tfbert model from a Hugging Face checkpoint folder and loads its weights.
+def load_state_dict(
+    model: Encoder | PretrainingModel | XLMPretrainingModel, state: Mapping[str, np.ndarray], architecture: str
+) -> list[str]:
+    """Copies a Hugging Face state dict into `model`; returns the checkpoint names it did not use.
 
-    `heads=False` gives the `Encoder` (any BERT/ALBERT/RoBERTa checkpoint);
-    `heads=True` gives the `PretrainingModel` with the MLM and NSP/SOP heads,
-    which the checkpoint must contain (e.g. `BertForPreTraining`).
+    Raises `ValueError` naming every missing tensor, or a tensor whose shape
+    does not fit the tfbert weight. The pooler alone may be absent (RoBERTa's
+    masked-LM checkpoints have none): it then keeps its initial weights, with a
+    warning.
     """
-    folder = Path(folder)
+    state = _with_legacy_names(dict(state))
+    prefix = _prefix(state, architecture)
+    return _unused(state, _copy_weights(_assignments(model, architecture, prefix), state, prefix))
+
+
+def _read_config(folder: Path) -> dict[str, Any]:
     config_file = folder / "config.json"
     if not config_file.is_file():
         raise FileNotFoundError(f"{str(config_file)!r} does not exist: a Hugging Face checkpoint folder needs config.json")
     try:
-        hf_config = json.loads(config_file.read_text(encoding="utf-8"))
+        return json.loads(config_file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise ValueError(f"{str(config_file)!r} is not valid JSON: {error}") from None
+
+
+def _model_with_heads(config: ModelConfig, hf_config: Mapping[str, Any], dtype: str | None):
+    if config.architecture == "electra":
+        raise ValueError(
+            "an ELECTRA checkpoint holds either the generator or the discriminator; load both into one "
+            "pretraining model with load_electra(discriminator_folder, generator_folder), or pass heads=False"
+        )
+    if config.architecture == "xlm":
+        return XLMPretrainingModel(config, objective="clm" if hf_config.get("causal") else "mlm", dtype=dtype)
+    if config.architecture == "xlmr":
+        return XLMRobertaPretrainingModel(config, dtype=dtype)
+    return PretrainingModel(config, dtype=dtype)
+
+
+def load_huggingface(
+    folder: str | Path, heads: bool = False, dtype: str | None = None
+) -> Encoder | PretrainingModel | XLMPretrainingModel:
+    """Builds a tfbert model from a Hugging Face checkpoint folder and loads its weights.
+
+    `heads=False` gives the `Encoder` (any BERT/ALBERT/RoBERTa/ELECTRA/XLM/XLM-R
+    checkpoint; of ELECTRA, the generator's or the discriminator's body).
+    `heads=True` gives the pretraining model with its heads, which the
+    checkpoint must contain: a `PretrainingModel` (e.g. `BertForPreTraining`),
+    an `XLMRobertaPretrainingModel` (`XLMRobertaForMaskedLM`) or an
+    `XLMPretrainingModel` (`XLMWithLMHeadModel`; objective `clm` when the
+    config is causal). ELECTRA's two checkpoints go through `load_electra`.
+    """
+    folder = Path(folder)
+    hf_config = _read_config(folder)
     config = config_from_huggingface(hf_config)
-    model = PretrainingModel(config, dtype=dtype) if heads else Encoder(config.encoder, dtype=dtype, name="encoder")
+    model = _model_with_heads(config, hf_config, dtype) if heads else Encoder(config.encoder, dtype=dtype, name="encoder")
     unused = load_state_dict(model, read_state_dict(folder), config.architecture)
     if unused:
         warnings.warn(f"{folder}: {len(unused)} checkpoint tensor(s) not used: {', '.join(unused[:10])}", stacklevel=2)
+    return model
+
+
+def _electra_discriminator_head(model: ElectraPretrainingModel) -> Iterator[tuple[Any, tuple[str, ...], Callable]]:
+    head = model.get_layer("discriminator_head")
+    yield from _pairs(head.dense.weights, _dense("discriminator_predictions.dense"))
+    yield from _pairs(head.prediction.weights, _dense("discriminator_predictions.dense_prediction"))
+
+
+def _electra_generator_head(model: ElectraPretrainingModel) -> Iterator[tuple[Any, tuple[str, ...], Callable]]:
+    head = model.get_layer("generator_head")
+    yield from _pairs(head.transform.weights, _dense("generator_predictions.dense"))
+    yield from _pairs(head.layer_norm.weights, _layer_norm("generator_predictions.LayerNorm"))
+    yield head.output_bias, ("generator_lm_head.bias",), _identity
+
+
+def load_electra(
+    discriminator: str | Path,
+    generator: str | Path,
+    seed: int | None = None,
+    rtd_weight: float = 50.0,
+    dtype: str | None = None,
+) -> ElectraPretrainingModel:
+    """One `ElectraPretrainingModel` from a discriminator (`ElectraForPreTraining`) and a
+    generator (`ElectraForMaskedLM`) checkpoint folder.
+
+    tfbert's generator shares the discriminator's embeddings, so the
+    discriminator's are loaded; if the generator checkpoint's embeddings
+    differ (they are equal in checkpoints trained with tied embeddings, such
+    as Google's), a warning says so.
+
+    Example:
+        >>> model = load_electra("electra-small-discriminator/", "electra-small-generator/", seed=0)
+    """
+    folders = {"discriminator": Path(discriminator), "generator": Path(generator)}
+    configs = {}
+    for role, folder in folders.items():
+        configs[role] = config_from_huggingface(_read_config(folder))
+        if configs[role].architecture != "electra":
+            raise ValueError(f"{role} checkpoint {str(folder)!r} is {configs[role].architecture!r}, not ELECTRA")
+    config = ModelConfig(
+        architecture="electra",
+        encoder=configs["discriminator"].encoder,
+        generator=configs["generator"].encoder,
+        description=f"converted from Hugging Face ELECTRA {folders['discriminator'].name} + {folders['generator'].name}",
+    )
+    model = ElectraPretrainingModel(config, rtd_weight=rtd_weight, seed=seed, dtype=dtype)
+
+    state = _with_legacy_names(read_state_dict(folders["discriminator"]))
+    prefix = _prefix(state, "electra")
+    assignments = [*_assignments(model.discriminator, "electra", prefix), *_electra_discriminator_head(model)]
+    unused = {"discriminator": _unused(state, _copy_weights(assignments, state, prefix))}
+
+    state = _with_legacy_names(read_state_dict(folders["generator"]))
+    prefix = _prefix(state, "electra")
+    assignments = [*_assignments(model.generator, "electra", prefix, embeddings=False), *_electra_generator_head(model)]
+    used = _copy_weights(assignments, state, prefix)
+    differing = []
+    for variable, names, fn in _embedding_assignments(model.generator, prefix):
+        if all(name in state for name in names):
+            used.update(names)
+            if not np.allclose(fn(*(state[name] for name in names)), variable.numpy(), atol=1e-6):
+                differing.extend(names)
+    if differing:
+        warnings.warn(
+            f"{folders['generator']}: the generator's embeddings differ from the discriminator's "
+            f"({', '.join(differing)}); tfbert's ELECTRA shares one set and keeps the discriminator's",
+            stacklevel=2,
+        )
+    unused["generator"] = _unused(state, used)
+    for role, names in unused.items():
+        if names:
+            warnings.warn(f"{folders[role]}: {len(names)} checkpoint tensor(s) not used: {', '.join(names[:10])}", stacklevel=2)
     return model

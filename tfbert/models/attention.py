@@ -18,8 +18,11 @@ def attention_bias(padding_mask, causal: bool = False):
     """Additive float32 bias `[batch, 1, query, key]` (or `[batch, 1, 1, key]`) from a `[batch, key]` mask."""
     keep = ops.cast(padding_mask, "float32")[:, None, None, :]
     if causal:
-        length = ops.shape(padding_mask)[1]
-        keep = keep * ops.tril(ops.ones((length, length), dtype="float32"))[None, None, :, :]
+        # Built from the mask rather than ops.ones((length, length)): the length is unknown
+        # (None) while a functional model is being built.
+        index = ops.cumsum(ops.ones_like(keep[0, 0, 0, :]), axis=0)
+        earlier = ops.cast(index[None, :] <= index[:, None], "float32")
+        keep = keep * earlier[None, None, :, :]
     return (1.0 - keep) * MASKED_SCORE
 
 

@@ -45,8 +45,10 @@ class TextEmbeddings(keras.layers.Layer):
     With `position_offset > 0` (RoBERTa), real tokens take positions
     `position_offset, position_offset + 1, ...` and padding takes
     `position_offset - 1`, the padding row, as in fairseq; otherwise positions are
-    `0 .. length - 1`. Segment embeddings exist when `type_vocab_size > 0` and
-    language embeddings when `num_languages > 0` (XLM).
+    `0 .. length - 1`. Explicit `position_ids` (XLM's TLM, whose positions
+    restart at the second sentence) replace the computed positions. Segment
+    embeddings exist when `type_vocab_size > 0` and language embeddings when
+    `num_languages > 0` (XLM).
 
     Example:
         >>> embeddings = TextEmbeddings(vocab_size=30522, embedding_size=768)
@@ -118,9 +120,11 @@ class TextEmbeddings(keras.layers.Layer):
         counted = ops.cumsum(mask, axis=1) - 1 + self.position_offset
         return counted * mask + (self.position_offset - 1) * (1 - mask)
 
-    def call(self, token_ids, segment_ids=None, padding_mask=None, language_ids=None, training=None):
+    def call(self, token_ids, segment_ids=None, padding_mask=None, language_ids=None, position_ids=None, training=None):
         vectors = self.token_embedding(token_ids)
-        vectors = vectors + self.position_embedding(self.positions(token_ids, padding_mask))
+        if position_ids is None:
+            position_ids = self.positions(token_ids, padding_mask)
+        vectors = vectors + self.position_embedding(position_ids)
         if self.segment_embedding is not None:
             vectors = vectors + self.segment_embedding(segment_ids)
         if self.language_embedding is not None:

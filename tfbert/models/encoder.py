@@ -31,10 +31,16 @@ class Encoder(keras.Model):
     """A post-LayerNorm transformer encoder built from an `EncoderConfig`.
 
     Inputs are a dict of int32 tensors `[batch, length]`: `token_ids`,
-    `segment_ids`, `padding_mask` (1 for real tokens), and `language_ids` when the
-    config has languages. Outputs are a dict: `sequence_output`
-    `[batch, length, hidden]`, `pooled_output` (tanh dense on the first token)
-    and `encoder_outputs`, the output of every transformer layer.
+    `segment_ids`, `padding_mask` (1 for real tokens), `language_ids` when the
+    config has languages and `position_ids` when `config.position_ids_input`.
+    Outputs are a dict: `sequence_output` `[batch, length, hidden]`,
+    `pooled_output` (tanh dense on the first token, or the first token itself
+    when `config.pooler` is false) and `encoder_outputs`, the output of every
+    transformer layer.
+
+    `embeddings` lets two encoders share one `TextEmbeddings` layer (ELECTRA's
+    generator uses its discriminator's); its hyper-parameters must be the ones
+    `config` describes.
 
     The sharing strategy decides which blocks reuse weights; shared sub-layers
     are the same Keras layer object, so they are the same variables.
@@ -46,31 +52,40 @@ class Encoder(keras.Model):
         (batch, length, 768)
     """
 
-    def __init__(self, config: EncoderConfig | Mapping[str, Any], causal: bool = False, **kwargs):
+    def __init__(
+        self,
+        config: EncoderConfig | Mapping[str, Any],
+        causal: bool = False,
+        embeddings: TextEmbeddings | None = None,
+        **kwargs,
+    ):
         config = config if isinstance(config, EncoderConfig) else EncoderConfig.from_dict(config)
         policy = kwargs.pop("dtype", None)
         init = truncated_normal(config.initializer_range)
         names = INPUT_NAMES + (("language_ids",) if config.num_languages else ())
+        names += ("position_ids",) if config.position_ids_input else ()
         inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in names}
 
-        embeddings = TextEmbeddings(
-            vocab_size=config.vocab_size,
-            embedding_size=config.embedding_size,
-            max_positions=config.max_positions,
-            type_vocab_size=config.type_vocab_size,
-            num_languages=config.num_languages,
-            position_offset=config.position_offset,
-            layer_norm_epsilon=config.layer_norm_epsilon,
-            dropout_rate=config.dropout_rate,
-            initializer_range=config.initializer_range,
-            dtype=policy,
-            name="embeddings",
-        )
+        if embeddings is None:
+            embeddings = TextEmbeddings(
+                vocab_size=config.vocab_size,
+                embedding_size=config.embedding_size,
+                max_positions=config.max_positions,
+                type_vocab_size=config.type_vocab_size,
+                num_languages=config.num_languages,
+                position_offset=config.position_offset,
+                layer_norm_epsilon=config.layer_norm_epsilon,
+                dropout_rate=config.dropout_rate,
+                initializer_range=config.initializer_range,
+                dtype=policy,
+                name="embeddings",
+            )
         hidden = embeddings(
             inputs["token_ids"],
             inputs["segment_ids"] if config.type_vocab_size else None,
             inputs["padding_mask"],
             inputs.get("language_ids"),
+            inputs.get("position_ids"),
         )
         if config.embedding_size != config.hidden_size:
             hidden = keras.layers.Dense(
@@ -114,9 +129,11 @@ class Encoder(keras.Model):
                 hidden = component("ffn", layer, inner)(hidden)
             layer_outputs.append(hidden)
 
-        pooled = keras.layers.Dense(
-            config.hidden_size, activation="tanh", kernel_initializer=init, dtype=policy, name="pooler"
-        )(hidden[:, 0, :])
+        pooled = hidden[:, 0, :]
+        if config.pooler:
+            pooled = keras.layers.Dense(
+                config.hidden_size, activation="tanh", kernel_initializer=init, dtype=policy, name="pooler"
+            )(pooled)
 
         super().__init__(
             inputs=inputs,

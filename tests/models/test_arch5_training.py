@@ -1,0 +1,133 @@
+"""ELECTRA, SpanBERT, XLM and XLM-R train with `model.fit` (XLA), round-trip through `.keras`, and run mirrored."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from arch5_helpers import batch_for, tiny_config, tiny_model
+
+from tfbert.models.xlm import XLMPretrainingModel
+
+from training.subprocess_runner import TWO_LOGICAL_CPUS, run_python_json
+
+METRICS = {
+    "electra": {"mlm_loss", "mlm_accuracy", "rtd_loss", "rtd_accuracy", "rtd_precision", "rtd_recall"},
+    "spanbert": {"mlm_loss", "mlm_accuracy", "sbo_loss", "sbo_accuracy"},
+    "xlm": {"mlm_loss", "mlm_accuracy"},
+    "xlmr": {"mlm_loss", "mlm_accuracy"},
+}
+
+
+def _assert_same_outputs(first, second):
+    assert set(first) == set(second)
+    for name in first:
+        np.testing.assert_array_equal(first[name], second[name], err_msg=name)
+
+
+# An XLA compile costs ~20 s on 2 busy CPU cores; XLM-R's model is RoBERTa's, so its XLA run is slow-only.
+FIT_CASES = [("electra", True), ("spanbert", True), ("xlm", True), ("xlmr", False),
+             pytest.param("xlmr", True, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("architecture,jit_compile", FIT_CASES)
+def test_fit_then_keras_round_trip_is_identical(tmp_path, architecture, jit_compile):
+    model = tiny_model(architecture, **({"seed": 3} if architecture == "electra" else {}))
+    inputs, labels = batch_for(model.config)
+    model.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=jit_compile)
+    history = model.fit(tf.data.Dataset.from_tensors((inputs, labels)).repeat(3), verbose=0)
+    assert set(history.history) == METRICS[architecture] | {"loss"}
+    assert np.isfinite(history.history["loss"]).all()
+
+    model.save(tmp_path / "model.keras")
+    restored = keras.models.load_model(tmp_path / "model.keras")
+    assert type(restored) is type(model) and restored.config == model.config
+    _assert_same_outputs(model(inputs, training=False), restored(inputs, training=False))
+
+
+def test_electra_total_loss_weights_replaced_token_detection_fifty_times():
+    model = tiny_model("electra", seed=1)
+    inputs, labels = batch_for(model.config)
+    outputs = model(inputs, training=False)
+    terms = model.objective_terms(inputs, labels, outputs)
+    total = model.compute_loss(inputs, labels, outputs)
+    np.testing.assert_allclose(total, terms["mlm_loss"] + 50.0 * terms["rtd_loss"], rtol=1e-6)
+
+
+def test_electra_discriminator_saved_for_fine_tuning(tmp_path):
+    model = tiny_model("electra", seed=1)
+    inputs, _ = batch_for(model.config)
+    model.save_encoder(tmp_path / "discriminator.keras")
+    encoder = keras.models.load_model(tmp_path / "discriminator.keras")
+    assert encoder.config == model.config.encoder and "pooler" not in [layer.name for layer in encoder.layers]
+    features = {name: inputs[name] for name in ("token_ids", "segment_ids", "padding_mask")}
+    np.testing.assert_array_equal(encoder(features)["sequence_output"], model.discriminator(features)["sequence_output"])
+
+
+def test_causal_xlm_fits_without_labels_and_masks_the_future():
+    model = XLMPretrainingModel(tiny_config("xlm"), objective="clm")
+    inputs, _ = batch_for(model.config)
+    del inputs["masked_positions"]
+    before = np.asarray(model(inputs, training=False)["lm_logits"])
+    changed = {**inputs, "token_ids": inputs["token_ids"].copy()}
+    changed["token_ids"][:, 5] = 3
+    after = np.asarray(model(changed, training=False)["lm_logits"])
+    np.testing.assert_allclose(after[:, :5], before[:, :5], atol=1e-6)
+    assert not np.allclose(after[:, 5], before[:, 5])
+    model.compile(optimizer="adam", jit_compile=False)
+    history = model.fit(tf.data.Dataset.from_tensors(inputs).repeat(2), verbose=0)
+    assert set(history.history) == {"loss", "clm_loss", "clm_accuracy"}
+    assert np.isfinite(history.history["loss"]).all()
+
+
+MIRRORED = TWO_LOGICAL_CPUS + """
+import json, sys
+sys.path.insert(0, "tests/models")
+from arch5_helpers import batch_for, tiny_model
+
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+results = {}
+for architecture in ("electra", "spanbert", "xlm"):
+    with strategy.scope():
+        model = tiny_model(architecture, **({"seed": 0} if architecture == "electra" else {}))
+        model.compile(optimizer="adam", jit_compile=False)
+    inputs, labels = batch_for(model.config, batch=4)
+    dataset = tf.data.Dataset.from_tensors((inputs, labels)).repeat(2)
+    history = model.fit(dataset, verbose=0)
+    results[architecture] = {name: [float(v) for v in values] for name, values in history.history.items()}
+print(json.dumps(results))
+"""
+
+
+def test_two_mirrored_replicas_train_electra_spanbert_and_xlm():
+    """Logical CPUs must be set before TensorFlow starts, hence the subprocess; XLA is off (it fails mirrored)."""
+    result = run_python_json(MIRRORED, timeout=300)
+    for architecture, history in result.items():
+        assert set(history) == METRICS[architecture] | {"loss"}
+        assert all(np.isfinite(values).all() and len(values) == 1 for values in history.values()), architecture
+    assert 0.0 <= result["electra"]["rtd_precision"][0] <= 1.0
+
+
+TORCH_BACKEND = """
+import json, sys
+sys.path.insert(0, "tests/models")
+import keras
+from arch5_helpers import batch_for, tiny_model
+results = {}
+for architecture in ("electra", "spanbert", "xlm", "xlmr"):
+    model = tiny_model(architecture, **({"seed": 0} if architecture == "electra" else {}))
+    inputs, labels = batch_for(model.config)
+    outputs = model(inputs, training=False)
+    loss = float(keras.ops.convert_to_numpy(model.compute_loss(inputs, labels, outputs)))
+    results[architecture] = {"shapes": {k: list(v.shape) for k, v in outputs.items()}, "loss": loss}
+print(json.dumps({"backend": keras.backend.backend(), "results": results}))
+"""
+
+
+def test_models_and_losses_run_on_the_torch_backend():
+    pytest.importorskip("torch")
+    result = run_python_json(TORCH_BACKEND, env={"KERAS_BACKEND": "torch"})
+    assert result["backend"] == "torch"
+    assert result["results"]["electra"]["shapes"]["corrupted_ids"] == [4, 16]
+    assert result["results"]["spanbert"]["shapes"]["sbo_logits"] == [4, 3, 120]
+    assert all(np.isfinite(entry["loss"]) for entry in result["results"].values())

@@ -1,0 +1,91 @@
+"""ELECTRA's corruption: which tokens are labelled replaced, seeded sampling, and where gradients flow."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tfbert.config import EncoderConfig, ModelConfig, scaled_generator
+from tfbert.models.electra import ElectraPretrainingModel, replace_at_positions, replaced_token_labels
+
+from arch5_helpers import batch_for, tiny_config, tiny_model
+
+
+def test_replacements_skip_position_zero_where_unused_slots_point():
+    tokens = np.array([[101, 7, 8, 9, 0]], "int32")
+    replaced = replace_at_positions(tokens, np.array([[2, 0, 3]]), np.array([[50, 51, 52]]))
+    assert np.asarray(replaced).tolist() == [[101, 7, 50, 52, 0]]
+
+
+def test_labels_are_one_exactly_where_the_sample_differs_from_the_original():
+    model = tiny_model("electra", seed=0)
+    inputs, labels = batch_for(model.config, batch=6, predictions=4)
+    # Make the generator all but certain to sample token 9, and make token 9 the original in half the slots.
+    head = model.get_layer("generator_head")
+    bias = np.zeros(model.config.encoder.vocab_size, "float32")
+    bias[9] = 1e4
+    head.output_bias.assign(bias)
+    labels["masked_ids"][:, ::2] = 9
+    outputs = model(inputs, training=False)
+    sampled = np.asarray(outputs["sampled_ids"])
+    assert (sampled == 9).all()
+
+    rtd_labels = np.asarray(replaced_token_labels(
+        inputs["token_ids"], inputs["masked_positions"], labels["masked_ids"], labels["masked_weights"],
+        outputs["corrupted_ids"]))
+    expected = np.zeros_like(rtd_labels)
+    for row, (positions, weights) in enumerate(zip(inputs["masked_positions"], labels["masked_weights"])):
+        for slot, (position, weight) in enumerate(zip(positions, weights)):
+            if weight > 0:
+                expected[row, position] = float(sampled[row, slot] != labels["masked_ids"][row, slot])
+    np.testing.assert_array_equal(rtd_labels, expected)
+    assert expected.sum() == (labels["masked_weights"][:, 1::2] > 0).sum() > 0
+    corrupted = np.asarray(outputs["corrupted_ids"])
+    assert (corrupted[:, 0] == inputs["token_ids"][:, 0]).all()
+
+
+def test_seeded_sampling_repeats_and_moves_on():
+    first, second = tiny_model("electra", seed=7), tiny_model("electra", seed=7)
+    second.set_weights(first.get_weights())
+    inputs, _ = batch_for(first.config, batch=8)
+    draws = [np.asarray(first(inputs, training=False)["sampled_ids"]) for _ in range(2)]
+    again = [np.asarray(second(inputs, training=False)["sampled_ids"]) for _ in range(2)]
+    np.testing.assert_array_equal(draws[0], again[0])
+    np.testing.assert_array_equal(draws[1], again[1])
+    assert not np.array_equal(draws[0], draws[1])
+
+
+def test_no_gradient_reaches_the_generator_through_the_sample():
+    model = tiny_model("electra", seed=0)
+    inputs, labels = batch_for(model.config)
+    shared = {id(v) for v in model.discriminator.get_layer("embeddings").trainable_variables}
+    generator_variables = model.generator.trainable_variables + model.get_layer("generator_head").trainable_variables
+    generator_only = [v for v in generator_variables if id(v) not in shared]
+    assert len(generator_only) == 2 * 12 + 5   # 2 layers; the head's transform, norm and bias
+    with tf.GradientTape(persistent=True) as tape:
+        outputs = model(inputs, training=True)
+        terms = model.objective_terms(inputs, labels, outputs)
+    rtd_gradients = tape.gradient(terms["rtd_loss"], generator_only)
+    assert all(g is None or not np.any(np.asarray(g)) for g in rtd_gradients)
+    mlm_gradients = tape.gradient(terms["mlm_loss"], generator_only)
+    assert all(g is not None and np.any(np.asarray(g)) for g in mlm_gradients)
+    embedding_gradient = tape.gradient(terms["rtd_loss"], model.discriminator.token_embedding.embeddings)
+    assert np.any(np.asarray(tf.convert_to_tensor(embedding_gradient)))
+
+
+def test_scaled_generator_follows_the_paper_and_config_validation_names_the_problem():
+    small = EncoderConfig(vocab_size=30522, hidden_size=256, embedding_size=128, num_heads=4, intermediate_size=1024)
+    generator = scaled_generator(small, 0.25)
+    assert (generator.hidden_size, generator.num_heads, generator.intermediate_size) == (64, 1, 256)
+    assert generator.embedding_size == 128 and not generator.pooler
+    base = EncoderConfig(vocab_size=30522)
+    assert scaled_generator(base, 1 / 3).hidden_size == 256
+    with pytest.raises(ValueError, match="'generator.vocab_size'.*shares the discriminator's embeddings"):
+        ModelConfig("electra", small, generator=generator.replace(vocab_size=100))
+    with pytest.raises(ValueError, match="'generator'.*only architecture 'electra'"):
+        ModelConfig("bert", small, generator=generator)
+    with pytest.raises(ValueError, match="'generator_fraction'.*\\(0, 1\\]"):
+        scaled_generator(small, 1.5)
+    with pytest.raises(ValueError, match="needs config.generator"):
+        ElectraPretrainingModel(ModelConfig("electra", small))
+    config = tiny_config("electra")
+    assert ModelConfig.from_dict(config.to_dict()) == config

@@ -1,0 +1,256 @@
+"""ELECTRA: a small masked-LM generator corrupts the input, a discriminator detects replaced tokens.
+
+The generator and the discriminator are two `Encoder`s built from the
+`ModelConfig`'s `generator` and `encoder` configs; they share one embedding
+layer (token, position and segment tables and its LayerNorm), as in the
+paper. The generator predicts the masked tokens; a token is sampled from its
+distribution at every masked position (Gumbel-max, seeded, no gradient); the
+discriminator reads the corrupted sequence and predicts, for every real token,
+whether it was replaced. The loss is `MLM + rtd_weight * RTD` (50 in the paper).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import keras
+from keras import ops
+
+from tfbert.config import ModelConfig
+from tfbert.models.activations import get_activation
+from tfbert.models.encoder import Encoder
+from tfbert.models.heads import MaskedLMHead
+from tfbert.models.initializers import truncated_normal
+from tfbert.models.objectives import RatioMetric, masked_lm_terms, masked_mean
+
+
+def replace_at_positions(token_ids, positions, replacements):
+    """`token_ids` with `replacements[b, p]` written at `positions[b, p]`, except at position 0.
+
+    Position 0 is never written: unused prediction slots point at it (with
+    weight 0), and it holds `[CLS]`, which is never masked; the reference
+    implementation skips it the same way. Works under XLA (a one-hot, no scatter).
+    """
+    length = ops.shape(token_ids)[1]
+    positions = ops.cast(positions, "int32")
+    hits = ops.one_hot(positions, length, dtype="int32") * ops.cast(positions > 0, "int32")[:, :, None]
+    written = ops.max(hits, axis=1)
+    values = ops.max(hits * ops.cast(replacements, "int32")[:, :, None], axis=1)
+    return ops.where(written > 0, values, ops.cast(token_ids, "int32"))
+
+
+def replaced_token_labels(token_ids, masked_positions, masked_ids, masked_weights, corrupted_ids):
+    """1.0 where the discriminator's input differs from the original sequence, else 0.0.
+
+    The original sequence is the masked input with `masked_ids` put back at the
+    prediction slots that have weight; a sampled token equal to the original
+    is therefore labelled 0, as in the paper.
+    """
+    used = ops.cast(ops.cast(masked_weights, "float32") > 0, "int32")
+    original = replace_at_positions(token_ids, ops.cast(masked_positions, "int32") * used, masked_ids)
+    return ops.cast(ops.not_equal(ops.cast(corrupted_ids, "int32"), original), "float32")
+
+
+class GumbelSampler(keras.layers.Layer):
+    """Draws one token per prediction slot from `softmax(logits)` by the Gumbel-max trick.
+
+    The sample carries no gradient. A fixed `seed` makes the sequence of
+    samples repeat from model to model; the generator's position in that
+    sequence is saved with the model, so a reloaded model draws what the
+    original would have drawn next.
+
+    Example:
+        >>> sampled = GumbelSampler(seed=1)(logits)   # [batch, predictions] int32
+    """
+
+    def __init__(self, seed: int | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.seed = seed
+        self.seed_generator = keras.random.SeedGenerator(seed, name="seed_generator")
+
+    def call(self, logits):
+        logits = ops.stop_gradient(ops.cast(logits, "float32"))
+        uniform = keras.random.uniform(ops.shape(logits), minval=1e-9, maxval=1.0, seed=self.seed_generator)
+        gumbel = -ops.log(-ops.log(uniform))
+        return ops.cast(ops.argmax(logits + gumbel, axis=-1), "int32")
+
+    def compute_output_shape(self, logits_shape):
+        return logits_shape[:-1]
+
+    def compute_output_spec(self, logits):
+        return keras.KerasTensor(logits.shape[:-1], dtype="int32")
+
+    def save_own_variables(self, store):
+        store["seed_state"] = keras.ops.convert_to_numpy(self.seed_generator.state.value)
+
+    def load_own_variables(self, store):
+        self.seed_generator.state.assign(store["seed_state"])
+
+
+class ReplaceTokens(keras.layers.Layer):
+    """The generator's samples written into the masked input (see `replace_at_positions`)."""
+
+    def call(self, token_ids, positions, replacements):
+        return replace_at_positions(token_ids, positions, replacements)
+
+    def compute_output_spec(self, token_ids, positions, replacements):
+        return keras.KerasTensor(token_ids.shape, dtype="int32")
+
+
+class ReplacedTokenHead(keras.layers.Layer):
+    """The discriminator's head: `Dense(hidden, activation) -> Dense(1)`, one float32 logit per token.
+
+    Example:
+        >>> logits = ReplacedTokenHead(256, "gelu")(sequence_output)   # [batch, length]
+    """
+
+    def __init__(self, hidden_size: int, activation: str = "gelu", initializer_range: float = 0.02, **kwargs):
+        super().__init__(**kwargs)
+        init = truncated_normal(initializer_range)
+        self.dense = keras.layers.Dense(
+            hidden_size, activation=get_activation(activation), kernel_initializer=init, dtype=self.dtype_policy,
+            name="dense",
+        )
+        self.prediction = keras.layers.Dense(1, kernel_initializer=init, dtype=self.dtype_policy, name="prediction")
+
+    def build(self, sequence_shape):
+        self.dense.build(sequence_shape)
+        self.prediction.build((*sequence_shape[:-1], self.dense.units))
+
+    def call(self, sequence):
+        return ops.cast(ops.squeeze(self.prediction(self.dense(sequence)), axis=-1), "float32")
+
+    def compute_output_shape(self, sequence_shape):
+        return sequence_shape[:-1]
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class ElectraPretrainingModel(keras.Model):
+    """ELECTRA's generator and discriminator, trained together by `model.fit`.
+
+    Inputs: the encoder's inputs (`token_ids` already masked, `segment_ids`,
+    `padding_mask`, ...) plus `masked_positions` `[batch, predictions]`.
+    Labels (`y`): `masked_ids` and `masked_weights` `[batch, predictions]`.
+    Outputs: `mlm_logits` `[batch, predictions, vocab]` (generator),
+    `sampled_ids` `[batch, predictions]`, `corrupted_ids` `[batch, length]`
+    (the discriminator's input) and `rtd_logits` `[batch, length]`.
+
+    Loss: generator MLM over weighted slots plus `rtd_weight` times the
+    discriminator's sigmoid cross-entropy over every real token (label 1
+    where the corrupted token differs from the original). Metrics:
+    `mlm_loss`, `mlm_accuracy`, `rtd_loss`, `rtd_accuracy`, `rtd_precision`
+    and `rtd_recall` (of the replaced class).
+
+    Example:
+        >>> model = ElectraPretrainingModel(load_config("electra_small"), seed=0)
+        >>> model.compile(optimizer="adamw")
+        >>> model.fit(dataset)                        # (inputs, labels) dicts
+        >>> model.save_encoder("discriminator.keras")  # for fine-tuning and export
+    """
+
+    def __init__(
+        self,
+        config: ModelConfig | Mapping[str, Any],
+        rtd_weight: float = 50.0,
+        seed: int | None = None,
+        **kwargs,
+    ):
+        config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
+        if config.architecture != "electra":
+            raise ValueError(f"ElectraPretrainingModel needs architecture 'electra', got {config.architecture!r}")
+        if config.generator is None:
+            raise ValueError(
+                "ElectraPretrainingModel needs config.generator; tfbert.config.scaled_generator(config.encoder, 0.25) "
+                "makes the paper's"
+            )
+        policy = kwargs.pop("dtype", None)
+        discriminator = Encoder(config.encoder, dtype=policy, name="discriminator")
+        generator = Encoder(
+            config.generator, embeddings=discriminator.get_layer("embeddings"), dtype=policy, name="generator"
+        )
+        inputs = dict(discriminator.input)
+        inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")
+        encoder_inputs = {name: inputs[name] for name in discriminator.input}
+
+        generated = generator(encoder_inputs)
+        generator_head = MaskedLMHead(
+            discriminator.token_embedding,
+            activation="gelu",
+            layer_norm_epsilon=config.generator.layer_norm_epsilon,
+            initializer_range=config.generator.initializer_range,
+            dtype=policy,
+            name="generator_head",
+        )
+        mlm_logits = generator_head(generated["sequence_output"], inputs["masked_positions"])
+        sampled = GumbelSampler(seed, name="sampler")(mlm_logits)
+        corrupted = ReplaceTokens(name="replace_tokens")(inputs["token_ids"], inputs["masked_positions"], sampled)
+        discriminated = discriminator({**encoder_inputs, "token_ids": corrupted})
+        rtd_logits = ReplacedTokenHead(
+            config.encoder.hidden_size,
+            activation=config.encoder.activation,
+            initializer_range=config.encoder.initializer_range,
+            dtype=policy,
+            name="discriminator_head",
+        )(discriminated["sequence_output"])
+
+        super().__init__(
+            inputs=inputs,
+            outputs={"mlm_logits": mlm_logits, "sampled_ids": sampled, "corrupted_ids": corrupted, "rtd_logits": rtd_logits},
+            **kwargs,
+        )
+        self.config = config
+        self.rtd_weight = float(rtd_weight)
+        self.seed = seed
+        self.discriminator = discriminator
+        self.generator = generator
+        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self._means = {name: keras.metrics.Mean(name=name) for name in ("mlm_loss", "mlm_accuracy", "rtd_loss", "rtd_accuracy")}
+        self._ratios = {name: RatioMetric(name=name) for name in ("rtd_precision", "rtd_recall")}
+
+    def save_encoder(self, path) -> None:
+        """Saves the discriminator `Encoder` (what ELECTRA fine-tunes and exports) as a `.keras` file."""
+        self.discriminator.save(path)
+
+    def objective_terms(self, x: Mapping[str, Any], y: Mapping[str, Any], y_pred: Mapping[str, Any]) -> dict[str, Any]:
+        """Float32 losses, accuracies and the replaced-token counts behind precision and recall."""
+        weights = ops.cast(y["masked_weights"], "float32")
+        terms = masked_lm_terms("mlm", y["masked_ids"], y_pred["mlm_logits"], weights)
+        labels = replaced_token_labels(
+            x["token_ids"], x["masked_positions"], y["masked_ids"], weights, y_pred["corrupted_ids"]
+        )
+        real = ops.cast(x["padding_mask"], "float32")
+        logits = ops.cast(y_pred["rtd_logits"], "float32")
+        token_loss = ops.binary_crossentropy(labels, logits, from_logits=True)
+        predicted = ops.cast(logits > 0, "float32")
+        terms["rtd_loss"] = masked_mean(token_loss, real)
+        terms["rtd_accuracy"] = masked_mean(ops.cast(ops.equal(predicted, labels), "float32"), real)
+        terms["true_replaced"] = ops.sum(predicted * labels * real)
+        terms["predicted_replaced"] = ops.sum(predicted * real)
+        terms["replaced"] = ops.sum(labels * real)
+        return terms
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        terms = self.objective_terms(x, y, y_pred)
+        return terms["mlm_loss"] + self.rtd_weight * terms["rtd_loss"]
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        terms = self.objective_terms(x, y, y_pred)
+        for name, tracker in self._means.items():
+            tracker.update_state(terms[name])
+        self._ratios["rtd_precision"].update_state(terms["true_replaced"], terms["predicted_replaced"])
+        self._ratios["rtd_recall"].update_state(terms["true_replaced"], terms["replaced"])
+        return self.get_metrics_result()
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            "rtd_weight": self.rtd_weight,
+            "seed": self.seed,
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": self._policy_name,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> "ElectraPretrainingModel":
+        return cls(**config)

@@ -1,0 +1,186 @@
+"""SpanBERT: masked spans predicted by the MLM head and by the span boundary objective (SBO).
+
+For a masked token at position `i` of a span `(s, e)`, the SBO head sees only
+the span's boundary tokens and the token's place in the span:
+
+    h0 = [x_{s-1}; x_{e+1}; p_{i-s+1}]
+    h1 = LayerNorm(GELU(W1 h0))
+    y  = LayerNorm(GELU(W2 h1))
+
+and decodes `y` with the tied token embeddings plus its own bias. Inputs are
+single segments (no NSP); the loss is MLM + SBO.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import keras
+from keras import ops
+
+from tfbert.config import ModelConfig
+from tfbert.models.activations import get_activation
+from tfbert.models.embeddings import TokenEmbedding
+from tfbert.models.encoder import Encoder
+from tfbert.models.heads import MaskedLMHead, gather_positions
+from tfbert.models.initializers import truncated_normal
+from tfbert.models.objectives import masked_lm_terms
+
+# Rows of the relative-position table: offsets 1..10 for SpanBERT's longest
+# spans (10 words) with room for words of several pieces; larger offsets are clipped.
+SPAN_POSITIONS = 32
+SPAN_INPUTS = ("span_left_positions", "span_right_positions", "span_offsets")
+
+
+class SpanBoundaryHead(keras.layers.Layer):
+    """SpanBERT's span boundary objective head; float32 logits `[batch, predictions, vocab]`.
+
+    `left` (s - 1), `right` (e + 1) and `offsets` (i - s + 1, from 1) are
+    `[batch, predictions]` int32, one per prediction slot.
+
+    Example:
+        >>> head = SpanBoundaryHead(encoder.token_embedding, hidden_size=768)
+        >>> logits = head(sequence_output, left, right, offsets)
+    """
+
+    def __init__(
+        self,
+        token_embedding: TokenEmbedding,
+        hidden_size: int,
+        span_positions: int = SPAN_POSITIONS,
+        activation: str = "gelu",
+        layer_norm_epsilon: float = 1e-12,
+        initializer_range: float = 0.02,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.token_embedding = token_embedding
+        self.hidden_size = hidden_size
+        self.span_positions = span_positions
+        self.activation_fn = get_activation(activation)
+        init = truncated_normal(initializer_range)
+        policy = self.dtype_policy
+        self.position_embedding = keras.layers.Embedding(
+            span_positions, hidden_size, embeddings_initializer=init, dtype=policy, name="position_embedding"
+        )
+        self.first = keras.layers.Dense(hidden_size, kernel_initializer=init, dtype=policy, name="first")
+        self.first_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="first_norm")
+        self.second = keras.layers.Dense(token_embedding.output_dim, kernel_initializer=init, dtype=policy, name="second")
+        self.second_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="second_norm")
+
+    def build(self, sequence_shape, *positions_shapes):
+        width = sequence_shape[-1]
+        self.position_embedding.build((None, None))
+        self.first.build((None, None, 2 * width + self.hidden_size))
+        self.first_norm.build((None, None, self.hidden_size))
+        self.second.build((None, None, self.hidden_size))
+        self.second_norm.build((None, None, self.token_embedding.output_dim))
+        self.output_bias = self.add_weight(
+            shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias", autocast=False
+        )
+
+    def call(self, sequence, left, right, offsets):
+        offsets = ops.clip(ops.cast(offsets, "int32"), 0, self.span_positions - 1)
+        boundary = ops.concatenate(
+            [gather_positions(sequence, left), gather_positions(sequence, right), self.position_embedding(offsets)],
+            axis=-1,
+        )
+        hidden = self.first_norm(self.activation_fn(self.first(boundary)))
+        hidden = self.second_norm(self.activation_fn(self.second(hidden)))
+        return ops.cast(self.token_embedding(hidden, reverse=True), "float32") + self.output_bias
+
+    def compute_output_shape(self, sequence_shape, left_shape, *shapes):
+        return (*left_shape, self.token_embedding.input_dim)
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class SpanBertPretrainingModel(keras.Model):
+    """SpanBERT pretraining: MLM + SBO on one encoder, trained by `model.fit`.
+
+    Inputs: the encoder's inputs (one segment: `segment_ids` all 0),
+    `masked_positions` and, per prediction slot, `span_left_positions` (s - 1),
+    `span_right_positions` (e + 1) and `span_offsets` (i - s + 1), all
+    `[batch, predictions]` int32 as `tfbert.data.masking.MaskedLMMasker(unit="span")`
+    makes them. Labels: `masked_ids`, `masked_weights`. Outputs: `mlm_logits`
+    and `sbo_logits` `[batch, predictions, vocab]`, float32. Metrics:
+    `mlm_loss`, `mlm_accuracy`, `sbo_loss`, `sbo_accuracy`.
+
+    Example:
+        >>> model = SpanBertPretrainingModel(load_config("spanbert_base"))
+        >>> model.compile(optimizer="adamw")
+        >>> model.fit(dataset)
+    """
+
+    def __init__(self, config: ModelConfig | Mapping[str, Any], span_positions: int = SPAN_POSITIONS, **kwargs):
+        config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
+        if config.architecture != "spanbert":
+            raise ValueError(f"SpanBertPretrainingModel needs architecture 'spanbert', got {config.architecture!r}")
+        policy = kwargs.pop("dtype", None)
+        encoder_config = config.encoder
+        encoder = Encoder(encoder_config, dtype=policy, name="encoder")
+        inputs = dict(encoder.input)
+        for name in ("masked_positions",) + SPAN_INPUTS:
+            inputs[name] = keras.Input(shape=(None,), dtype="int32", name=name)
+        sequence = encoder({name: inputs[name] for name in encoder.input})["sequence_output"]
+
+        mlm_head = MaskedLMHead(
+            encoder.token_embedding,
+            activation=encoder_config.activation,
+            layer_norm_epsilon=encoder_config.layer_norm_epsilon,
+            initializer_range=encoder_config.initializer_range,
+            dtype=policy,
+            name="mlm_head",
+        )
+        sbo_head = SpanBoundaryHead(
+            encoder.token_embedding,
+            encoder_config.hidden_size,
+            span_positions=span_positions,
+            layer_norm_epsilon=encoder_config.layer_norm_epsilon,
+            initializer_range=encoder_config.initializer_range,
+            dtype=policy,
+            name="sbo_head",
+        )
+        outputs = {
+            "mlm_logits": mlm_head(sequence, inputs["masked_positions"]),
+            "sbo_logits": sbo_head(sequence, *(inputs[name] for name in SPAN_INPUTS)),
+        }
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self.config = config
+        self.span_positions = span_positions
+        self.encoder = encoder
+        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self._trackers = {
+            name: keras.metrics.Mean(name=name)
+            for objective in ("mlm", "sbo")
+            for name in (f"{objective}_loss", f"{objective}_accuracy")
+        }
+
+    def objective_terms(self, y: Mapping[str, Any], y_pred: Mapping[str, Any]) -> dict[str, Any]:
+        """Float32 loss and accuracy of both objectives, over the weighted prediction slots."""
+        weights = ops.cast(y["masked_weights"], "float32")
+        return {
+            **masked_lm_terms("mlm", y["masked_ids"], y_pred["mlm_logits"], weights),
+            **masked_lm_terms("sbo", y["masked_ids"], y_pred["sbo_logits"], weights),
+        }
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        terms = self.objective_terms(y, y_pred)
+        return terms["mlm_loss"] + terms["sbo_loss"]
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        for name, value in self.objective_terms(y, y_pred).items():
+            self._trackers[name].update_state(value)
+        return self.get_metrics_result()
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            "span_positions": self.span_positions,
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": self._policy_name,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> "SpanBertPretrainingModel":
+        return cls(**config)

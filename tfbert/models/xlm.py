@@ -1,0 +1,153 @@
+"""XLM: cross-lingual language models with per-token language embeddings (CLM, MLM and TLM).
+
+The encoder is tfbert's post-LayerNorm transformer with `num_languages`
+language embeddings and no segment embeddings (`type_vocab_size: 0`). Its
+language-model head is a plain tied projection plus a bias, with no dense
+transform or LayerNorm (unlike BERT's).
+
+- CLM (`objective="clm"`): a causal encoder predicts every next token.
+- MLM (`objective="mlm"`): masked tokens of streams of text in one language.
+- TLM: the same model and loss as MLM, on a parallel pair concatenated; the
+  pair's `language_ids` differ per sentence and its positions restart at the
+  second sentence (`tlm_position_ids`), so the config has `position_ids_input: true`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import keras
+from keras import ops
+
+from tfbert.config import ModelConfig
+from tfbert.models.embeddings import TokenEmbedding
+from tfbert.models.encoder import Encoder
+from tfbert.models.heads import gather_positions
+from tfbert.models.objectives import masked_lm_terms
+
+OBJECTIVES = ("mlm", "clm")
+
+
+def tlm_position_ids(segment_ids, padding_mask):
+    """Positions that restart at the second sentence of a TLM pair.
+
+    `segment_ids` is 0 on the first sentence and 1 on the second; the second
+    sentence's positions count from 0 again. Padding keeps its plain index.
+
+    Example:
+        >>> tlm_position_ids([[0, 0, 0, 1, 1, 0]], [[1, 1, 1, 1, 1, 0]])
+        [[0, 1, 2, 0, 1, 5]]
+    """
+    segment_ids = ops.cast(segment_ids, "int32")
+    mask = ops.cast(padding_mask, "int32")
+    first_length = ops.sum((1 - segment_ids) * mask, axis=1, keepdims=True)
+    plain = ops.expand_dims(ops.arange(ops.shape(segment_ids)[1], dtype="int32"), 0)
+    return plain - segment_ids * mask * first_length
+
+
+class TiedLanguageModelHead(keras.layers.Layer):
+    """XLM's prediction layer: the transposed token embedding table plus a bias; float32 logits.
+
+    With `positions` it predicts only those slots (`[batch, predictions, vocab]`);
+    without, every position (`[batch, length, vocab]`).
+
+    Example:
+        >>> logits = TiedLanguageModelHead(encoder.token_embedding)(sequence_output, masked_positions)
+    """
+
+    def __init__(self, token_embedding: TokenEmbedding, **kwargs):
+        super().__init__(**kwargs)
+        self.token_embedding = token_embedding
+
+    def build(self, sequence_shape, positions_shape=None):
+        self.output_bias = self.add_weight(
+            shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias", autocast=False
+        )
+
+    def call(self, sequence, positions=None):
+        if positions is not None:
+            sequence = gather_positions(sequence, positions)
+        return ops.cast(self.token_embedding(sequence, reverse=True), "float32") + self.output_bias
+
+    def compute_output_shape(self, sequence_shape, positions_shape=None):
+        leading = sequence_shape[:-1] if positions_shape is None else positions_shape
+        return (*leading, self.token_embedding.input_dim)
+
+
+@keras.saving.register_keras_serializable(package="tfbert")
+class XLMPretrainingModel(keras.Model):
+    """XLM pretraining with the CLM objective or the MLM/TLM objective, trained by `model.fit`.
+
+    `objective="mlm"` (MLM and TLM batches alike): inputs are the encoder's
+    (`token_ids` masked, `segment_ids`, `padding_mask`, `language_ids`, and
+    `position_ids` when the config asks for them) plus `masked_positions`;
+    labels `masked_ids` and `masked_weights`; output `mlm_logits`
+    `[batch, predictions, vocab]`; metrics `mlm_loss`, `mlm_accuracy`.
+
+    `objective="clm"`: the encoder is causal; inputs are the encoder's; the
+    targets are the inputs shifted by one, so labels may be omitted; output
+    `lm_logits` `[batch, length, vocab]`; metrics `clm_loss`, `clm_accuracy`.
+
+    Example:
+        >>> model = XLMPretrainingModel(load_config("xlm_mlm_enfr_1024"), objective="mlm")
+        >>> model.compile(optimizer="adam")
+        >>> model.fit(dataset)
+    """
+
+    def __init__(self, config: ModelConfig | Mapping[str, Any], objective: str = "mlm", **kwargs):
+        config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
+        if config.architecture != "xlm":
+            raise ValueError(f"XLMPretrainingModel needs architecture 'xlm', got {config.architecture!r}")
+        if objective not in OBJECTIVES:
+            raise ValueError(f"unknown XLM objective {objective!r}; allowed: {', '.join(OBJECTIVES)} (TLM batches use 'mlm')")
+        if config.encoder.embedding_size != config.encoder.hidden_size:
+            raise ValueError(
+                f"XLM's tied head needs embedding_size == hidden_size; got {config.encoder.embedding_size} "
+                f"and {config.encoder.hidden_size}"
+            )
+        policy = kwargs.pop("dtype", None)
+        encoder = Encoder(config.encoder, causal=objective == "clm", dtype=policy, name="encoder")
+        inputs = dict(encoder.input)
+        if objective == "mlm":
+            inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")
+        sequence = encoder({name: inputs[name] for name in encoder.input})["sequence_output"]
+        head = TiedLanguageModelHead(encoder.token_embedding, dtype=policy, name="lm_head")
+        if objective == "mlm":
+            outputs = {"mlm_logits": head(sequence, inputs["masked_positions"])}
+        else:
+            outputs = {"lm_logits": head(sequence)}
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self.config = config
+        self.objective = objective
+        self.encoder = encoder
+        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self._trackers = {name: keras.metrics.Mean(name=name) for name in (f"{objective}_loss", f"{objective}_accuracy")}
+
+    def objective_terms(self, x: Mapping[str, Any], y: Mapping[str, Any] | None, y_pred: Mapping[str, Any]) -> dict[str, Any]:
+        """Float32 loss and accuracy of the model's objective."""
+        if self.objective == "mlm":
+            return masked_lm_terms("mlm", y["masked_ids"], y_pred["mlm_logits"], y["masked_weights"])
+        targets = ops.cast(x["token_ids"], "int32")[:, 1:]
+        weights = ops.cast(x["padding_mask"], "float32")[:, 1:]
+        return masked_lm_terms("clm", targets, y_pred["lm_logits"][:, :-1], weights)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        return self.objective_terms(x, y, y_pred)[f"{self.objective}_loss"]
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        for name, value in self.objective_terms(x, y, y_pred).items():
+            self._trackers[name].update_state(value)
+        return self.get_metrics_result()
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            "objective": self.objective,
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": self._policy_name,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> "XLMPretrainingModel":
+        return cls(**config)

@@ -25,17 +25,18 @@ def _quiet_tensorflow() -> None:
 def run_configs(args: argparse.Namespace) -> None:
     _quiet_tensorflow()
     from tfbert.config import available_configs, load_config
-    from tfbert.models.encoder import build_encoder
+    from tfbert.models.parameters import count_encoder_parameters
 
     rows = []
     for name in available_configs():
         config = load_config(name)
         encoder = config.encoder
         rows.append((name, config.architecture, encoder.num_layers, encoder.hidden_size, encoder.embedding_size,
-                     encoder.sharing, build_encoder(encoder).count_params()))
-    print(f"{'config':<16}{'arch':<8}{'L':>4}{'H':>6}{'E':>6}  {'sharing':<9}{'parameters':>14}")
+                     encoder.sharing, count_encoder_parameters(encoder)))
+    width = max(len(row[0]) for row in rows) + 2
+    print(f"{'config':<{width}}{'arch':<10}{'L':>4}{'H':>6}{'E':>6}  {'sharing':<9}{'parameters':>14}")
     for name, arch, layers, hidden, embedding, sharing, count in rows:
-        print(f"{name:<16}{arch:<8}{layers:>4}{hidden:>6}{embedding:>6}  {sharing:<9}{count:>14,}")
+        print(f"{name:<{width}}{arch:<10}{layers:>4}{hidden:>6}{embedding:>6}  {sharing:<9}{count:>14,}")
 
 
 def run_convert(args: argparse.Namespace) -> None:
@@ -94,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tfbert", description="BERT-family encoders for TensorFlow and Keras.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    configs = commands.add_parser("configs", help="list the shipped configs with their parameter counts")
+    configs = commands.add_parser("configs", help="list the shipped configs with their encoders' parameter counts")
     configs.set_defaults(run=run_configs)
 
     vocab = commands.add_parser("vocab", help="train a tokenizer vocabulary on a corpus")

@@ -1,4 +1,4 @@
-"""Every tokenizer inside graphs: SavedModel round trip, tf.data map, tf.function."""
+"""Every tokenizer inside graphs: SavedModel round trip, tf.data map, tf.function, a Keras model."""
 
 import pytest
 import tensorflow as tf
@@ -94,3 +94,24 @@ def test_sentencepiece_survives_reseeding(assets):
     keras.utils.set_random_seed(0)
     dataset = tf.data.Dataset.from_tensor_slices(["hello world"]).map(tokenizer.tokenize)
     assert [next(iter(dataset)).numpy().tolist()] == expected
+
+
+def test_inside_a_keras_model_and_its_export(wordpiece, tmp_path):
+    import keras
+
+    class Tokenize(keras.layers.Layer):
+        def __init__(self, tokenizer, length, **kwargs):
+            super().__init__(**kwargs)
+            self.tokenizer = tokenizer
+            self.length = length
+
+        def call(self, strings):
+            return self.tokenizer.tokenize(strings).to_tensor(shape=[None, self.length])
+
+    strings = keras.Input(shape=(), dtype="string")
+    model = keras.Model(strings, Tokenize(wordpiece, 8)(strings))
+    expected = [[7592, 2088, 0, 0, 0, 0, 0, 0], [2358, 27807, 0, 0, 0, 0, 0, 0]]
+    assert model.predict(tf.constant(["hello world", "Straße"]), verbose=0).tolist() == expected
+    model.export(str(tmp_path / "export"), format="tf_saved_model", verbose=False)
+    served = tf.saved_model.load(str(tmp_path / "export")).serve(tf.constant(["hello world", "Straße"]))
+    assert served.numpy().tolist() == expected

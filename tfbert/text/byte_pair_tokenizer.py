@@ -28,8 +28,9 @@ CONFIG_FILE = "tokenizer_config.json"
 
 # Python's and tiktoken's `\s` is Unicode White_Space; RE2's `\s` is ASCII only, so spell it out.
 _SPACE = r"\t\n\x{0B}\x{0C}\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}"
-# GPT-2's pattern without its `\s+(?!\S)` look-ahead, which RE2 lacks: whitespace is cut into single
-# characters here and regrouped by `_regroup_spaces`.
+# GPT-2's pattern, 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+, without
+# the look-ahead, which RE2 lacks: whitespace is cut into single characters here and regrouped by
+# `_regroup_spaces`.
 _PIECE = rf"'s|'t|'re|'ve|'m|'ll|'d| ?\p{{L}}+| ?\p{{N}}+| ?[^{_SPACE}\p{{L}}\p{{N}}]+|[{_SPACE}]"
 # regex_split stops at NUL bytes: NUL is searched as this noncharacter of the same class, then put back.
 _NUL_STAND_IN = "\ufdd0"
@@ -37,7 +38,6 @@ _PAIR_SEPARATOR = b"\xff"
 _NO_MERGE = 2**31 - 1
 _FINGERPRINT_RANGE = 2**63 - 1
 
-GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 ROBERTA_SPECIAL_TOKENS = {"cls": "<s>", "sep": "</s>", "pad": "<pad>", "mask": "<mask>", "unk": "<unk>", "bos": "<s>", "eos": "</s>"}
 GPT2_END_OF_TEXT = "<|endoftext|>"
 

@@ -10,9 +10,15 @@ predictions) and batch, all inside `tf.data` with the same options.
 
 from __future__ import annotations
 
+import sys
+
+# Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
+# shadow the standard library's `tokenize` module (which inspect and linecache import); drop it.
+if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
+    sys.path.pop(0)
+
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 

@@ -16,12 +16,18 @@ per second (median of the timed steps) and tfbert's ratios.
 
 from __future__ import annotations
 
+import sys
+
+# Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
+# shadow the standard library's `tokenize` module (which inspect and linecache import); drop it.
+if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
+    sys.path.pop(0)
+
 import argparse
 import os
 import platform
 import statistics
 import subprocess
-import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

@@ -6,7 +6,7 @@ import tensorflow as tf
 
 from tfbert.models.pretraining import PretrainingModel
 
-from helpers import pretraining_batch, tiny_config
+from model_fixtures import pretraining_batch, tiny_config
 
 
 @pytest.mark.parametrize("architecture", ["bert", "albert", "roberta"])

@@ -6,7 +6,7 @@ from tfbert.models.encoder import build_encoder
 from tfbert.models.pretraining import PretrainingModel
 from tfbert.models.resize import resize_token_embeddings
 
-from helpers import pretraining_batch, tiny_config
+from model_fixtures import pretraining_batch, tiny_config
 
 
 def test_grown_pretraining_model_keeps_old_rows_and_outputs():

@@ -8,7 +8,7 @@ import tensorflow as tf
 from tfbert.models.encoder import Encoder, build_encoder
 from tfbert.models.pretraining import PretrainingModel
 
-from helpers import pretraining_batch, tiny_config
+from model_fixtures import pretraining_batch, tiny_config
 
 
 def encoder_inputs(inputs):

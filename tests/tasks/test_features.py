@@ -11,7 +11,7 @@ from tfbert.tasks.pretrained import load_pretrained_encoder
 from tfbert.tasks.tagging import encode_tagged_words, word_predictions
 from tfbert.tasks.tokenization import TensorFlowTokenizer, byte_to_char_offsets
 
-from helpers import CLS, SEP, minilm_tokenizer
+from task_fixtures import CLS, SEP, minilm_tokenizer
 from test_task_models import CONFIG
 
 

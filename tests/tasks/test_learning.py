@@ -20,7 +20,7 @@ from tfbert.tasks.models import MultipleChoice, SequenceClassifier, SpanExtracto
 from tfbert.tasks.question_answering import QAExample, make_features
 from tfbert.tasks.tagging import encode_tagged_words
 
-from helpers import minilm_tokenizer, truncated_minilm
+from task_fixtures import minilm_tokenizer, truncated_minilm
 
 WORDS = ("house river green table music paper window garden yellow friend morning winter doctor "
          "letter bridge market silver forest dinner coffee travel summer school planet story horse "

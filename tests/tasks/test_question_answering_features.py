@@ -5,7 +5,7 @@ import pytest
 
 from tfbert.tasks.question_answering import QAExample, decode_answers, make_features, window_starts
 
-from helpers import WhitespaceTokenizer, minilm_tokenizer
+from task_fixtures import WhitespaceTokenizer, minilm_tokenizer
 
 
 def one_hot_logits(features, starts, ends, high=10.0):

@@ -73,6 +73,9 @@ class PretrainingModel(keras.Model):
             outputs[f"{pair_objective}_logits"] = pair_head(encoded["pooled_output"])
 
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        if not pair_objective and encoder_config.pooler:
+            # MLM alone never reaches the pooler; freezing it keeps it out of the optimizer.
+            encoder.get_layer("pooler").trainable = False
         self.config = config
         self.encoder = encoder
         self.pair_objective = pair_objective

@@ -63,3 +63,30 @@ def test_pretrain_and_vocab_bad_input(tmp_path, capsys):
     assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path / "no_tokenizer"),
                  "--data", "x.txt", "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
     assert "tokenizer" in capsys.readouterr().err
+
+
+def test_finetune_classification_from_files_then_errors(assets, tmp_path, capsys):
+    """Pang & Lee sentences in a TSV, fine-tuned from the real MiniLM checkpoint (its vocab.txt is the tokenizer)."""
+    rows = [line.split(" ", 1) for line in assets("labelled/pang_lee_polarity.cor").read_text(encoding="cp1252", errors="replace").splitlines()]
+    lines = [f"{text.strip()}\t{'1' if tag.endswith('pos') else '0'}" for tag, text in rows]   # 100 neg, then 100 pos
+    (tmp_path / "train.tsv").write_text("\n".join(["sentence\tlabel"] + lines[:20] + lines[100:120]) + "\n")
+    (tmp_path / "dev.tsv").write_text("\n".join(["sentence\tlabel"] + lines[20:30] + lines[120:130]) + "\n")
+    minilm = str(assets("minilm/config.json").parent)
+    arguments = ["finetune", "--pretrained", minilm, "--train", str(tmp_path / "train.tsv"), "--eval",
+                 str(tmp_path / "dev.tsv"), "--model-dir", str(tmp_path / "run"), "--epochs", "1", "--batch-size", "8",
+                 "--max-length", "32", "--strategy", "cpu", "--seed", "0"]
+    assert main(arguments) == 0
+    assert "best epoch 1: accuracy" in capsys.readouterr().out
+    assert (tmp_path / "run" / "best.keras").exists() and (tmp_path / "run" / "task.json").exists()
+    assert (tmp_path / "run" / "tokenizer" / "tokenizer_config.json").exists()
+
+    (tmp_path / "bad.tsv").write_text("sentence\tlabel\ngood film\tmaybe\n")
+    bad = ["finetune", "--pretrained", minilm, "--train", str(tmp_path / "bad.tsv"), "--eval", str(tmp_path / "bad.tsv"),
+           "--model-dir", str(tmp_path / "run2")]
+    assert main(bad) == 2
+    assert "bad.tsv, line 2, column 'label'" in capsys.readouterr().err
+    assert main(["finetune", "--pretrained", str(tmp_path / "nothing"), "--glue", "sst2",
+                 "--model-dir", str(tmp_path / "run3")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["finetune", "--pretrained", minilm, "--model-dir", str(tmp_path / "run4")]) == 2
+    assert "--train and --eval" in capsys.readouterr().err

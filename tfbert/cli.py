@@ -3,7 +3,9 @@
     tfbert configs                                   # shipped configs with parameter counts
     tfbert vocab --kind sentencepiece --data corpus.txt --vocab-size 8000 --output vocab/
     tfbert pretrain --config albert_tiny --tokenizer vocab/ --data corpus.txt --steps 1000 --model-dir runs/a
+    tfbert finetune --pretrained runs/a --train train.tsv --eval dev.tsv --model-dir runs/cls
     tfbert convert huggingface CHECKPOINT_DIR -o model.keras [--heads]
+    tfbert info                                      # versions, devices, the strategy `auto` picks
 """
 
 from __future__ import annotations
@@ -91,6 +93,35 @@ def run_pretrain(args: argparse.Namespace) -> None:
           f"({model.encoder.count_params():,} parameters)")
 
 
+def run_finetune(args: argparse.Namespace) -> None:
+    _quiet_tensorflow()
+    from tfbert.commands.finetune import run_finetune as finetune_from_arguments
+
+    try:
+        result = finetune_from_arguments(args)
+    except (FileNotFoundError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    scores = ", ".join(f"{name} {value:.4f}" for name, value in result["scores"].items())
+    print(f"best epoch {result['best_epoch']}: {scores}; saved {result['path']}")
+
+
+def run_info(args: argparse.Namespace) -> None:
+    _quiet_tensorflow()
+    import keras
+    import tensorflow as tf
+    import tensorflow_text
+
+    import tfbert
+    from tfbert.distribute import describe_strategy, resolve_strategy
+
+    print(f"tfbert {tfbert.__version__}, TensorFlow {tf.__version__}, TF-Text {tensorflow_text.__version__}, "
+          f"Keras {keras.__version__} ({keras.backend.backend()} backend)")
+    for kind in ("TPU", "GPU", "CPU"):
+        devices = tf.config.list_logical_devices(kind)
+        print(f"{kind}: {len(devices)} {'(' + ', '.join(d.name for d in devices) + ')' if devices else ''}".rstrip())
+    print(f"strategy auto: {describe_strategy(resolve_strategy('auto'))}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tfbert", description="BERT-family encoders for TensorFlow and Keras.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -125,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
     pretrain.add_argument("--seed", type=int)
     pretrain.set_defaults(run=run_pretrain)
+
+    from tfbert.commands.finetune import add_finetune_parser
+
+    add_finetune_parser(commands).set_defaults(run=run_finetune)
+
+    info = commands.add_parser("info", help="versions, devices and the strategy 'auto' would pick")
+    info.set_defaults(run=run_info)
 
     convert = commands.add_parser("convert", help="convert a checkpoint from another library into a .keras file")
     convert.add_argument("source", choices=["huggingface"], help="the checkpoint's library")

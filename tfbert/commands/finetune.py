@@ -1,0 +1,121 @@
+"""`tfbert finetune`: text classification or regression from local files or GLUE, on any pretrained encoder.
+
+    tfbert finetune --pretrained runs/albert_tiny --train train.tsv --eval dev.tsv \
+        --text-columns sentence --label-column label --model-dir runs/sst2
+    tfbert finetune --pretrained all-MiniLM-L6-v2/ --glue sst2 --model-dir runs/sst2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from tfbert.text.base import Tokenizer
+
+# TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
+TASK_FILE = "task.json"
+
+
+class FinetuneInputError(ValueError):
+    """Bad arguments or data for `tfbert finetune`, reported as one line."""
+
+
+def find_tokenizer(pretrained: Path, tokenizer: str | None) -> "Tokenizer":
+    """The tokenizer given, else the pretraining run's `tokenizer/`, else a Hugging Face folder's `vocab.txt`."""
+    from tfbert.text import WordPieceTokenizer, load_tokenizer
+
+    if tokenizer:
+        return load_tokenizer(tokenizer)
+    if (pretrained / "tokenizer").is_dir():
+        return load_tokenizer(pretrained / "tokenizer")
+    if (pretrained / "vocab.txt").is_file():
+        settings = pretrained / "tokenizer_config.json"
+        lowercase = json.loads(settings.read_text()).get("do_lower_case", True) if settings.is_file() else True
+        return WordPieceTokenizer(pretrained / "vocab.txt", lowercase=lowercase)
+    raise FinetuneInputError(
+        f"no tokenizer found for {pretrained}: expected {pretrained / 'tokenizer'} (a tfbert run) or "
+        f"{pretrained / 'vocab.txt'} (a Hugging Face BERT folder); pass --tokenizer"
+    )
+
+
+def _examples(args: argparse.Namespace):
+    from tfbert.tasks import GLUE_TASKS, load_glue, read_text_examples
+
+    if args.glue:
+        if args.glue not in GLUE_TASKS:
+            raise FinetuneInputError(f"unknown GLUE task {args.glue!r}; choose from {', '.join(GLUE_TASKS)}")
+        task = GLUE_TASKS[args.glue]
+        return (load_glue(args.glue, "train"), load_glue(args.glue, task.validation_split), task.is_regression,
+                task.metric, None)
+    if not (args.train and args.eval):
+        raise FinetuneInputError("give --train and --eval files, or --glue TASK")
+    regression = args.task == "regression"
+    read = {"text_columns": tuple(args.text_columns), "label_column": args.label_column, "regression": regression,
+            "label_names": args.label_names}
+    train, evaluation = read_text_examples(args.train, **read), read_text_examples(args.eval, **read)
+    return train, evaluation, regression, "spearman_correlation" if regression else "accuracy", args.label_names
+
+
+def run_finetune(args: argparse.Namespace) -> dict:
+    """Fine-tunes, keeps the best epoch in `model_dir/best.keras`, and writes the tokenizer and `task.json` beside it."""
+    from tfbert.tasks import (SequenceClassifier, SequenceRegressor, TensorFlowTokenizer, classification_evaluator,
+                              encode_texts, finetune, regression_evaluator)
+
+    pretrained = Path(args.pretrained)
+    if not pretrained.exists():
+        raise FileNotFoundError(f"pretrained model {str(pretrained)!r} does not exist")
+    tokenizer = find_tokenizer(pretrained, args.tokenizer)
+    train, evaluation, regression, metric, label_names = _examples(args)
+    pieces = TensorFlowTokenizer(tokenizer, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
+    train_x = encode_texts(pieces, train.texts, train.pair_texts, max_length=args.max_length)
+    eval_x = encode_texts(pieces, evaluation.texts, evaluation.pair_texts, max_length=args.max_length)
+    if regression:
+        def build(encoder):
+            return SequenceRegressor(encoder, pooling=args.pooling)
+        evaluate = regression_evaluator(eval_x, evaluation.labels.astype("float32"))
+    else:
+        num_classes = len(label_names) if label_names else int(max(np.max(train.labels), np.max(evaluation.labels))) + 1
+        if num_classes < 2:
+            raise FinetuneInputError(f"{args.train or args.glue}: labels hold a single class; need at least 2")
+
+        def build(encoder):
+            return SequenceClassifier(encoder, num_classes=num_classes, pooling=args.pooling)
+        evaluate = classification_evaluator(eval_x, evaluation.labels)
+    result = finetune(build, pretrained, train_x, train.labels, evaluate, monitor=metric, model_dir=args.model_dir,
+                      epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
+                      learning_rate=args.learning_rate, seed=args.seed)
+    model_dir = Path(args.model_dir)
+    tokenizer.save_assets(model_dir / "tokenizer")
+    task = {"task": "regression" if regression else "classification", "label_names": label_names,
+            "max_length": args.max_length, "pair": train.pair_texts is not None, "metric": metric}
+    (model_dir / TASK_FILE).write_text(json.dumps(task, indent=2), encoding="utf-8")
+    return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path, "metric": metric}
+
+
+def add_finetune_parser(commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("finetune", help="fine-tune a pretrained encoder for text classification or regression")
+    parser.add_argument("--pretrained", required=True,
+                        help="a tfbert pretraining run, an encoder .keras file, or a Hugging Face folder")
+    parser.add_argument("--model-dir", required=True, help="best.keras, best.json, tokenizer/ and task.json go here")
+    parser.add_argument("--glue", help="a GLUE task from TensorFlow Datasets (sst2, mrpc, stsb, ...)")
+    parser.add_argument("--train", help="CSV, TSV or JSON Lines file with text and label columns")
+    parser.add_argument("--eval", help="the evaluation file, same columns")
+    parser.add_argument("--task", choices=["classification", "regression"], default="classification")
+    parser.add_argument("--text-columns", nargs="+", default=["sentence"], help="one column, or two for pairs")
+    parser.add_argument("--label-column", default="label")
+    parser.add_argument("--label-names", nargs="+", help="class names, when labels are strings")
+    parser.add_argument("--tokenizer", help="tokenizer folder (default: found beside --pretrained)")
+    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--pooling", choices=["pooler", "mean", "cls"], default="pooler")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--learning-rate", type=float, help="peak learning rate (default 2e-5)")
+    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
+    parser.add_argument("--seed", type=int)
+    return parser

@@ -6,6 +6,7 @@ import tensorflow as tf
 
 from tfbert.config import EncoderConfig, ModelConfig, scaled_generator
 from tfbert.models.electra import ElectraPretrainingModel, replace_at_positions, replaced_token_labels
+from tfbert.models.objectives import replica_share_of_mean
 
 from arch5_helpers import batch_for, tiny_config, tiny_model
 
@@ -63,12 +64,13 @@ def test_no_gradient_reaches_the_generator_through_the_sample():
     assert len(generator_only) == 2 * 12 + 5   # 2 layers; the head's transform, norm and bias
     with tf.GradientTape(persistent=True) as tape:
         outputs = model(inputs, training=True)
-        terms = model.objective_terms(inputs, labels, outputs)
-    rtd_gradients = tape.gradient(terms["rtd_loss"], generator_only)
+        means = {name: replica_share_of_mean(loss, weight)
+                 for name, (loss, _, weight) in model.objective_terms(inputs, labels, outputs).items()}
+    rtd_gradients = tape.gradient(means["rtd"], generator_only)
     assert all(g is None or not np.any(np.asarray(g)) for g in rtd_gradients)
-    mlm_gradients = tape.gradient(terms["mlm_loss"], generator_only)
+    mlm_gradients = tape.gradient(means["mlm"], generator_only)
     assert all(g is not None and np.any(np.asarray(g)) for g in mlm_gradients)
-    embedding_gradient = tape.gradient(terms["rtd_loss"], model.discriminator.token_embedding.embeddings)
+    embedding_gradient = tape.gradient(means["rtd"], model.discriminator.token_embedding.embeddings)
     assert np.any(np.asarray(tf.convert_to_tensor(embedding_gradient)))
 
 

@@ -21,7 +21,7 @@ from tfbert.models.activations import get_activation
 from tfbert.models.encoder import Encoder
 from tfbert.models.heads import MaskedLMHead
 from tfbert.models.initializers import truncated_normal
-from tfbert.models.objectives import RatioMetric, masked_lm_terms, masked_mean
+from tfbert.models.objectives import RatioMetric, Terms, WeightedObjectives, global_sum, sparse_cross_entropy
 
 
 def replace_at_positions(token_ids, positions, replacements):
@@ -125,7 +125,7 @@ class ReplacedTokenHead(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class ElectraPretrainingModel(keras.Model):
+class ElectraPretrainingModel(WeightedObjectives, keras.Model):
     """ELECTRA's generator and discriminator, trained together by `model.fit`.
 
     Inputs: the encoder's inputs (`token_ids` already masked, `segment_ids`,
@@ -204,42 +204,43 @@ class ElectraPretrainingModel(keras.Model):
         self.discriminator = discriminator
         self.generator = generator
         self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
-        self._means = {name: keras.metrics.Mean(name=name) for name in ("mlm_loss", "mlm_accuracy", "rtd_loss", "rtd_accuracy")}
+        self.track_objectives(("mlm", "rtd"), loss_weights={"rtd": rtd_weight})
         self._ratios = {name: RatioMetric(name=name) for name in ("rtd_precision", "rtd_recall")}
 
     def save_encoder(self, path) -> None:
         """Saves the discriminator `Encoder` (what ELECTRA fine-tunes and exports) as a `.keras` file."""
         self.discriminator.save(path)
 
-    def objective_terms(self, x: Mapping[str, Any], y: Mapping[str, Any], y_pred: Mapping[str, Any]) -> dict[str, Any]:
-        """Float32 losses, accuracies and the replaced-token counts behind precision and recall."""
-        weights = ops.cast(y["masked_weights"], "float32")
-        terms = masked_lm_terms("mlm", y["masked_ids"], y_pred["mlm_logits"], weights)
-        labels = replaced_token_labels(
-            x["token_ids"], x["masked_positions"], y["masked_ids"], weights, y_pred["corrupted_ids"]
-        )
-        real = ops.cast(x["padding_mask"], "float32")
-        logits = ops.cast(y_pred["rtd_logits"], "float32")
-        token_loss = ops.binary_crossentropy(labels, logits, from_logits=True)
-        predicted = ops.cast(logits > 0, "float32")
-        terms["rtd_loss"] = masked_mean(token_loss, real)
-        terms["rtd_accuracy"] = masked_mean(ops.cast(ops.equal(predicted, labels), "float32"), real)
-        terms["true_replaced"] = ops.sum(predicted * labels * real)
-        terms["predicted_replaced"] = ops.sum(predicted * real)
-        terms["replaced"] = ops.sum(labels * real)
-        return terms
+    def replaced_labels(self, x, y, y_pred):
+        """1.0 where the corrupted input differs from the original token, else 0.0."""
+        return replaced_token_labels(x["token_ids"], x["masked_positions"], y["masked_ids"],
+                                     ops.cast(y["masked_weights"], "float32"), y_pred["corrupted_ids"])
 
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        terms = self.objective_terms(x, y, y_pred)
-        return terms["mlm_loss"] + self.rtd_weight * terms["rtd_loss"]
+    def objective_terms(self, x, y, y_pred) -> dict[str, Terms]:
+        """Generator MLM over the masked slots; discriminator RTD (sigmoid) over every real token."""
+        labels = self.replaced_labels(x, y, y_pred)
+        logits = ops.cast(y_pred["rtd_logits"], "float32")
+        rtd_hits = ops.cast(ops.equal(ops.cast(logits > 0, "float32"), labels), "float32")
+        return {
+            "mlm": (*sparse_cross_entropy(y["masked_ids"], y_pred["mlm_logits"]),
+                    ops.cast(y["masked_weights"], "float32")),
+            "rtd": (ops.binary_crossentropy(labels, logits, from_logits=True), rtd_hits,
+                    ops.cast(x["padding_mask"], "float32")),
+        }
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
-        terms = self.objective_terms(x, y, y_pred)
-        for name, tracker in self._means.items():
-            tracker.update_state(terms[name])
-        self._ratios["rtd_precision"].update_state(terms["true_replaced"], terms["predicted_replaced"])
-        self._ratios["rtd_recall"].update_state(terms["true_replaced"], terms["replaced"])
-        return self.get_metrics_result()
+        """The objectives' metrics plus the discriminator's precision and recall on replaced tokens."""
+        labels = self.replaced_labels(x, y, y_pred)
+        real = ops.cast(x["padding_mask"], "float32")
+        predicted = ops.cast(ops.cast(y_pred["rtd_logits"], "float32") > 0, "float32") * real
+
+        def count(values):
+            return global_sum(ops.sum(ops.stop_gradient(values)), self.replica_sum)
+
+        true_replaced = count(predicted * labels)
+        self._ratios["rtd_precision"].update_state(true_replaced, count(predicted))
+        self._ratios["rtd_recall"].update_state(true_replaced, count(labels * real))
+        return super().compute_metrics(x, y, y_pred, sample_weight)
 
     def get_config(self) -> dict[str, Any]:
         return {

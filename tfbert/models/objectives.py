@@ -1,38 +1,100 @@
-"""Loss and metric pieces shared by the pretraining models: masked means, token losses, ratio metrics.
+"""Losses and metrics of the pretraining models: float32, and exact when a batch is split over replicas.
 
-Everything here is float32 and works on masks given as numbers (never bool
-tensors), so it is safe under `MirroredStrategy`, which cannot sum bools.
+Under `tf.distribute`, Keras sums the replicas' gradients, so each replica's
+loss must be its share of the *global* loss: its weighted sum divided by the
+weight of the whole global batch. `replica_sum` is the backend's cross-replica
+sum of a scalar (`tfbert.distribute.cross_replica_sum`, installed by the
+training driver); without it the batch is the whole batch, as on one device or
+under JAX's SPMD distribution. Masks are numbers, never bool tensors, which
+`MirroredStrategy` cannot sum.
 """
 
 from __future__ import annotations
 
+from typing import Any, Callable, Mapping
+
 import keras
 from keras import ops
 
-
-def masked_mean(values, weights):
-    """`sum(values * weights) / max(sum(weights), 1)` in float32."""
-    values, weights = ops.cast(values, "float32"), ops.cast(weights, "float32")
-    return ops.sum(values * weights) / ops.maximum(ops.sum(weights), 1.0)
+ReplicaSum = Callable[[Any], Any]
+# Per-element float32 (loss, hit, weight) of one objective, e.g. MLM over [batch, predictions].
+Terms = tuple[Any, Any, Any]
 
 
-def token_cross_entropy(labels, logits):
-    """Per-token softmax cross-entropy of float32 `logits` `[..., vocab]` against int `labels` `[...]`."""
-    return keras.losses.sparse_categorical_crossentropy(ops.cast(labels, "int32"), ops.cast(logits, "float32"), from_logits=True)
+def sparse_cross_entropy(labels, logits) -> tuple[Any, Any]:
+    """Per-element float32 cross-entropy and hit (argmax == label) of integer labels."""
+    labels = ops.cast(labels, "int32")
+    logits = ops.cast(logits, "float32")
+    loss = keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+    hits = ops.cast(ops.equal(ops.cast(ops.argmax(logits, axis=-1), "int32"), labels), "float32")
+    return loss, hits
 
 
-def token_hits(labels, logits):
-    """1.0 where the argmax of `logits` is the label, else 0.0."""
-    predicted = ops.cast(ops.argmax(logits, axis=-1), "int32")
-    return ops.cast(ops.equal(predicted, ops.cast(labels, "int32")), "float32")
+def global_sum(value, replica_sum: ReplicaSum | None = None):
+    """`value` summed over the replicas, or `value` itself outside a distributed step."""
+    return value if replica_sum is None else replica_sum(value)
 
 
-def masked_lm_terms(prefix: str, labels, logits, weights) -> dict:
-    """`{prefix}_loss` and `{prefix}_accuracy` of token predictions, weighted per prediction slot."""
-    return {
-        f"{prefix}_loss": masked_mean(token_cross_entropy(labels, logits), weights),
-        f"{prefix}_accuracy": masked_mean(token_hits(labels, logits), weights),
-    }
+def replica_share_of_mean(values, weights, replica_sum: ReplicaSum | None = None):
+    """This replica's share of `sum(values * weights) / sum(weights)` over the global batch.
+
+    The shares of all replicas add up to the global weighted mean, so the
+    summed gradients are those of one device with the whole batch.
+    """
+    weights = ops.cast(weights, "float32")
+    total_weight = global_sum(ops.stop_gradient(ops.sum(weights)), replica_sum)
+    return ops.sum(values * weights) / ops.maximum(total_weight, 1.0)
+
+
+def global_mean(values, weights, replica_sum: ReplicaSum | None = None):
+    """The weighted mean over the global batch, the same on every replica (for metrics)."""
+    weights = ops.cast(weights, "float32")
+    total = global_sum(ops.sum(ops.stop_gradient(values) * weights), replica_sum)
+    return total / ops.maximum(global_sum(ops.sum(weights), replica_sum), 1.0)
+
+
+class WeightedObjectives:
+    """Mixin for pretraining models: `compute_loss` and `compute_metrics` from `objective_terms`.
+
+    A model lists its objectives, optional loss weights (ELECTRA weighs RTD
+    50), and defines `objective_terms(x, y, y_pred)` returning each
+    objective's per-element `(loss, hit, weight)`. The loss is the weighted
+    sum of the objectives' weighted means over the global batch; metrics are
+    `{objective}_loss` and `{objective}_accuracy`, every replica recording the
+    global batch's values so Keras' mean over replicas is exact.
+
+    Example:
+        >>> class MyModel(WeightedObjectives, keras.Model):
+        ...     def __init__(self, ...):
+        ...         super().__init__(inputs=..., outputs=...)
+        ...         self.track_objectives(("mlm",))
+        ...     def objective_terms(self, x, y, y_pred):
+        ...         loss, hits = sparse_cross_entropy(y["masked_ids"], y_pred["mlm_logits"])
+        ...         return {"mlm": (loss, hits, y["masked_weights"])}
+    """
+
+    def track_objectives(self, objectives: tuple[str, ...], loss_weights: Mapping[str, float] | None = None) -> None:
+        # The backend's cross-replica sum, set by tfbert.training under tf.distribute.
+        self.replica_sum: ReplicaSum | None = None
+        self.loss_weights = dict(loss_weights or {})
+        self._trackers = {
+            name: keras.metrics.Mean(name=name)
+            for objective in objectives
+            for name in (f"{objective}_loss", f"{objective}_accuracy")
+        }
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """Weighted sum of the objectives' means over the global batch (exact across replicas)."""
+        return sum(
+            self.loss_weights.get(objective, 1.0) * replica_share_of_mean(loss, weight, self.replica_sum)
+            for objective, (loss, _, weight) in self.objective_terms(x, y, y_pred).items()
+        )
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        for objective, (loss, hits, weight) in self.objective_terms(x, y, y_pred).items():
+            self._trackers[f"{objective}_loss"].update_state(global_mean(loss, weight, self.replica_sum))
+            self._trackers[f"{objective}_accuracy"].update_state(global_mean(hits, weight, self.replica_sum))
+        return self.get_metrics_result()
 
 
 @keras.saving.register_keras_serializable(package="tfbert")

@@ -11,7 +11,7 @@ from keras import ops
 from tfbert.config import ModelConfig
 from tfbert.models.encoder import Encoder
 from tfbert.models.heads import MaskedLMHead, SentencePairHead
-from tfbert.models.losses import ReplicaSum, global_mean, replica_share_of_mean, sparse_cross_entropy
+from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 
 # The sentence-pair objective of each architecture that has one.
 PAIR_OBJECTIVES = {"bert": "nsp", "albert": "sop"}
@@ -19,7 +19,7 @@ MLM_ARCHITECTURES = ("bert", "albert", "roberta")
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class PretrainingModel(keras.Model):
+class PretrainingModel(WeightedObjectives, keras.Model):
     """BERT (MLM + NSP), ALBERT (MLM + SOP) or RoBERTa (MLM) on one shared encoder.
 
     Inputs: the encoder's inputs plus `masked_positions` `[batch, predictions]`.
@@ -80,42 +80,22 @@ class PretrainingModel(keras.Model):
         self.encoder = encoder
         self.pair_objective = pair_objective
         self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
-        # The backend's cross-replica sum, set by tfbert.training under tf.distribute.
-        self.replica_sum: ReplicaSum | None = None
-        self._trackers = {
-            name: keras.metrics.Mean(name=name)
-            for objective in ("mlm",) + ((pair_objective,) if pair_objective else ())
-            for name in (f"{objective}_loss", f"{objective}_accuracy")
-        }
+        self.track_objectives(("mlm",) + ((pair_objective,) if pair_objective else ()))
 
-    def objective_terms(self, labels: Mapping[str, Any], y_pred: Mapping[str, Any]) -> dict[str, tuple[Any, Any, Any]]:
+    def objective_terms(self, x, y, y_pred) -> dict[str, Terms]:
         """Each objective's per-element float32 `(loss, hit, weight)` for one batch.
 
         MLM terms are `[batch, predictions]`, weighted by `masked_weights`; the
         pair objective's are `[batch]` with weight 1.
         """
-        token_loss, token_hits = sparse_cross_entropy(labels["masked_ids"], y_pred["mlm_logits"])
-        terms = {"mlm": (token_loss, token_hits, ops.cast(labels["masked_weights"], "float32"))}
+        token_loss, token_hits = sparse_cross_entropy(y["masked_ids"], y_pred["mlm_logits"])
+        terms = {"mlm": (token_loss, token_hits, ops.cast(y["masked_weights"], "float32"))}
         if self.pair_objective:
             pair_loss, pair_hits = sparse_cross_entropy(
-                labels[f"{self.pair_objective}_labels"], y_pred[f"{self.pair_objective}_logits"]
+                y[f"{self.pair_objective}_labels"], y_pred[f"{self.pair_objective}_logits"]
             )
             terms[self.pair_objective] = (pair_loss, pair_hits, ops.ones_like(pair_loss))
         return terms
-
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        """Sum of the objectives' weighted means over the global batch (exact across replicas)."""
-        return sum(
-            replica_share_of_mean(loss, weight, self.replica_sum)
-            for loss, _, weight in self.objective_terms(y, y_pred).values()
-        )
-
-    def compute_metrics(self, x, y, y_pred, sample_weight=None):
-        for objective, (loss, hits, weight) in self.objective_terms(y, y_pred).items():
-            # Every replica records the global batch's means, so Keras' mean over replicas is exact.
-            self._trackers[f"{objective}_loss"].update_state(global_mean(loss, weight, self.replica_sum))
-            self._trackers[f"{objective}_accuracy"].update_state(global_mean(hits, weight, self.replica_sum))
-        return self.get_metrics_result()
 
     def save_encoder(self, directory: str) -> str:
         """Writes the encoder alone to `directory/encoder.keras` (for fine-tuning and export)."""

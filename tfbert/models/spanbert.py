@@ -24,7 +24,7 @@ from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
 from tfbert.models.heads import MaskedLMHead, gather_positions
 from tfbert.models.initializers import truncated_normal
-from tfbert.models.objectives import masked_lm_terms
+from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 
 # Rows of the relative-position table: offsets 1..10 for SpanBERT's longest
 # spans (10 words) with room for words of several pieces; larger offsets are clipped.
@@ -94,7 +94,7 @@ class SpanBoundaryHead(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class SpanBertPretrainingModel(keras.Model):
+class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
     """SpanBERT pretraining: MLM + SBO on one encoder, trained by `model.fit`.
 
     Inputs: the encoder's inputs (one segment: `segment_ids` all 0),
@@ -149,28 +149,15 @@ class SpanBertPretrainingModel(keras.Model):
         self.span_positions = span_positions
         self.encoder = encoder
         self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
-        self._trackers = {
-            name: keras.metrics.Mean(name=name)
-            for objective in ("mlm", "sbo")
-            for name in (f"{objective}_loss", f"{objective}_accuracy")
-        }
+        self.track_objectives(("mlm", "sbo"))
 
-    def objective_terms(self, y: Mapping[str, Any], y_pred: Mapping[str, Any]) -> dict[str, Any]:
-        """Float32 loss and accuracy of both objectives, over the weighted prediction slots."""
+    def objective_terms(self, x, y, y_pred) -> dict[str, Terms]:
+        """Float32 `(loss, hit, weight)` of both objectives over the weighted prediction slots."""
         weights = ops.cast(y["masked_weights"], "float32")
         return {
-            **masked_lm_terms("mlm", y["masked_ids"], y_pred["mlm_logits"], weights),
-            **masked_lm_terms("sbo", y["masked_ids"], y_pred["sbo_logits"], weights),
+            objective: (*sparse_cross_entropy(y["masked_ids"], y_pred[f"{objective}_logits"]), weights)
+            for objective in ("mlm", "sbo")
         }
-
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        terms = self.objective_terms(y, y_pred)
-        return terms["mlm_loss"] + terms["sbo_loss"]
-
-    def compute_metrics(self, x, y, y_pred, sample_weight=None):
-        for name, value in self.objective_terms(y, y_pred).items():
-            self._trackers[name].update_state(value)
-        return self.get_metrics_result()
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -23,7 +23,7 @@ from tfbert.config import ModelConfig
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
 from tfbert.models.heads import gather_positions
-from tfbert.models.objectives import masked_lm_terms
+from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 
 OBJECTIVES = ("mlm", "clm")
 
@@ -75,7 +75,7 @@ class TiedLanguageModelHead(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class XLMPretrainingModel(keras.Model):
+class XLMPretrainingModel(WeightedObjectives, keras.Model):
     """XLM pretraining with the CLM objective or the MLM/TLM objective, trained by `model.fit`.
 
     `objective="mlm"` (MLM and TLM batches alike): inputs are the encoder's
@@ -121,23 +121,16 @@ class XLMPretrainingModel(keras.Model):
         self.objective = objective
         self.encoder = encoder
         self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
-        self._trackers = {name: keras.metrics.Mean(name=name) for name in (f"{objective}_loss", f"{objective}_accuracy")}
+        self.track_objectives((objective,))
 
-    def objective_terms(self, x: Mapping[str, Any], y: Mapping[str, Any] | None, y_pred: Mapping[str, Any]) -> dict[str, Any]:
-        """Float32 loss and accuracy of the model's objective."""
+    def objective_terms(self, x, y, y_pred) -> dict[str, Terms]:
+        """Float32 `(loss, hit, weight)` of the model's objective; CLM predicts token t + 1 at position t."""
         if self.objective == "mlm":
-            return masked_lm_terms("mlm", y["masked_ids"], y_pred["mlm_logits"], y["masked_weights"])
+            return {"mlm": (*sparse_cross_entropy(y["masked_ids"], y_pred["mlm_logits"]),
+                            ops.cast(y["masked_weights"], "float32"))}
         targets = ops.cast(x["token_ids"], "int32")[:, 1:]
         weights = ops.cast(x["padding_mask"], "float32")[:, 1:]
-        return masked_lm_terms("clm", targets, y_pred["lm_logits"][:, :-1], weights)
-
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        return self.objective_terms(x, y, y_pred)[f"{self.objective}_loss"]
-
-    def compute_metrics(self, x, y, y_pred, sample_weight=None):
-        for name, value in self.objective_terms(x, y, y_pred).items():
-            self._trackers[name].update_state(value)
-        return self.get_metrics_result()
+        return {"clm": (*sparse_cross_entropy(targets, y_pred["lm_logits"][:, :-1]), weights)}
 
     def get_config(self) -> dict[str, Any]:
         return {

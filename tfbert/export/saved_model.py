@@ -17,6 +17,7 @@ import keras
 import tensorflow as tf
 
 from tfbert.export.module import EncoderModule, PreprocessingModule, ServingModule
+from tfbert.export.ops import check_servable
 from tfbert.export.preprocessing import TextPreprocessor, packing_style
 from tfbert.export.sources import resolve_source
 from tfbert.export.tasks import (Classification, Embedding, FillMask, QuestionAnswering, Regression, ServingTask,
@@ -112,6 +113,7 @@ def export_saved_model(
     if target.exists():
         raise FileExistsError(f"{target} already exists; TF Serving versions are immutable, pick another version")
     tf.saved_model.save(module, str(target), signatures=module.signatures())
+    check_servable(target)
     _write_metadata(target, task, sequence_length, tokenizer, pair)
     return target
 
@@ -154,4 +156,6 @@ def export_hub_pair(
     encoder_dir = Path(output_dir) / f"{name}_encoder" / str(version)
     tf.saved_model.save(preprocessing, str(preprocess_dir), signatures=preprocessing.signatures())
     tf.saved_model.save(encoding, str(encoder_dir), signatures=encoding.signatures())
+    for directory in (preprocess_dir, encoder_dir):
+        check_servable(directory)
     return preprocess_dir, encoder_dir

@@ -43,6 +43,8 @@ class ServingModule(tf.Module):
         self.model = model
         self.encoder = encoder
         self.preprocessor = preprocessor
+        # Listed here so the SavedModel's variables restore by name too, as TF Serving's (TF1-style) loader does.
+        self.model_variables = list(model.variables)
         length = preprocessor.sequence_length
         pair = "text_pair" in task.input_names if pair_preprocess is None else pair_preprocess
 
@@ -108,6 +110,7 @@ class EncoderModule(tf.Module):
     def __init__(self, encoder: Encoder):
         super().__init__(name="tfbert_encoder")
         self.encoder = encoder
+        self.encoder_variables = list(encoder.variables)
 
         def encode(input_word_ids, input_mask, input_type_ids):
             outputs = encoder(from_hub_names({"input_word_ids": input_word_ids, "input_mask": input_mask,

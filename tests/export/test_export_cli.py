@@ -1,0 +1,55 @@
+"""`tfbert export` (tfbert.export.cli) from files: a task model's .keras, a pretraining run folder; bad input."""
+
+import argparse
+import json
+
+import pytest
+import tensorflow as tf
+
+from tfbert.cli import CommandError
+from tfbert.export.cli import add_export_parser
+
+
+def _parse(*argv):
+    parser = argparse.ArgumentParser()
+    add_export_parser(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["export", *argv])
+
+
+def test_keras_file_with_tokenizer_beside(models, tokenizer, tmp_path):
+    models["classification"].save(tmp_path / "best.keras")
+    tokenizer.save_assets(tmp_path / "tokenizer")
+    args = _parse(str(tmp_path / "best.keras"), "--name", "nli", "--output-dir", str(tmp_path / "out"), "--pair",
+                  "--labels", "entailment,neutral,contradiction", "--sequence-length", "16")
+    args.run(args)
+    metadata = json.loads((tmp_path / "out" / "nli" / "1" / "assets.extra" / "tfbert_export.json").read_text())
+    assert metadata["label_names"] == ["entailment", "neutral", "contradiction"] and metadata["task"] == "classification"
+    served = tf.saved_model.load(str(tmp_path / "out" / "nli" / "1")).signatures["serving_default"]
+    assert served(text=tf.constant(["a"]), text_pair=tf.constant(["b"]))["label"].shape == (1,)
+
+
+@pytest.mark.slow
+def test_pretraining_run_folder(models, tiny_config, tokenizer, tmp_path):
+    from tfbert.training.pretraining import save_run_assets
+
+    model = models["fill_mask"]
+    save_run_assets(tiny_config, tokenizer, str(tmp_path / "run"))
+    tf.train.CheckpointManager(tf.train.Checkpoint(model=model), str(tmp_path / "run"), 1,
+                               checkpoint_name="ckpt").save(checkpoint_number=10)
+    args = _parse(str(tmp_path / "run"), "--name", "mlm", "--output-dir", str(tmp_path / "out"), "--sequence-length",
+                  "16", "--top-k", "3")
+    args.run(args)
+    served = tf.saved_model.load(str(tmp_path / "out" / "mlm" / "1")).signatures["serving_default"]
+    outputs = served(text=tf.constant(["the [MASK] sat."]))
+    assert outputs["token_ids"].shape == (1, 4, 3)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["missing.keras", "--name", "x"], "does not exist"),
+    (["{tmp}", "--name", "x"], "found neither encoder.keras"),
+])
+def test_bad_input(argv, message, tmp_path):
+    args = _parse(*[arg.format(tmp=tmp_path / "empty") for arg in argv])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CommandError, match=message):
+        args.run(args)

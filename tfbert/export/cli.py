@@ -1,0 +1,63 @@
+"""`tfbert export`: write a TF Serving SavedModel (raw strings in) from a model, a pretraining run or an encoder.
+
+    tfbert export runs/sst2/best.keras --name sst2 --tokenizer minilm/ --labels negative,positive
+    tfbert export runs/mnli/best.keras --name mnli --tokenizer vocab/ --pair --labels entailment,neutral,contradiction
+    tfbert export runs/bert-tiny --name bert_tiny_fill_mask          # a `tfbert pretrain` model_dir: fill-mask
+    tfbert export all-MiniLM-L6-v2/ --name minilm --hub-pair         # + TF Hub style preprocess/encoder pair
+
+The lead wires it into `tfbert.cli` with `add_export_parser(commands)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def run_export(args: argparse.Namespace) -> None:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from tfbert.cli import CommandError
+    from tfbert.export.saved_model import export_hub_pair, export_saved_model
+
+    if not os.path.exists(args.source):
+        raise CommandError(f"source {args.source!r} does not exist")
+    if args.tokenizer and not os.path.isdir(args.tokenizer):
+        raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
+    if args.sequence_length < 8:
+        raise CommandError(f"--sequence-length {args.sequence_length} is too short; use 8 or more")
+    labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
+    options = {key: value for key, value in (("top_k", args.top_k), ("max_answer_length", args.max_answer_length))
+               if value is not None}
+    try:
+        path = export_saved_model(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
+                                  version=args.version, sequence_length=args.sequence_length, label_names=labels,
+                                  pair=args.pair, pooling=args.pooling, task_options=options)
+        print(f"wrote {path}")
+        if args.hub_pair:
+            for directory in export_hub_pair(args.source, args.name, tokenizer=args.tokenizer,
+                                             output_dir=args.output_dir, version=int(path.name),
+                                             sequence_length=args.sequence_length, pair=args.pair):
+                print(f"wrote {directory}")
+    except (FileNotFoundError, FileExistsError, ValueError, TypeError) as error:
+        raise CommandError(str(error)) from None
+
+
+def add_export_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Adds the `export` subcommand to `tfbert`'s subparsers."""
+    export = commands.add_parser("export", help="write a TF Serving SavedModel that takes raw strings")
+    export.add_argument("source", help="a task model / PretrainingModel / encoder .keras file, a pretraining run "
+                                       "folder, an encoder folder or a Hugging Face checkpoint folder")
+    export.add_argument("--name", required=True, help="model name: writes OUTPUT_DIR/NAME/VERSION/")
+    export.add_argument("--output-dir", default="saved_models", help="default saved_models")
+    export.add_argument("--version", type=int, help="version folder (default: one more than the highest present)")
+    export.add_argument("--tokenizer", help="tokenizer folder (default: the one beside SOURCE)")
+    export.add_argument("--sequence-length", type=int, default=128, help="texts are packed and truncated to this")
+    export.add_argument("--labels", help="comma-separated class or tag names, in id order")
+    export.add_argument("--pair", action="store_true", help="classification/regression on text pairs (text_pair input)")
+    export.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="embedding pooling of a bare encoder")
+    export.add_argument("--top-k", type=int, help="fill-mask: tokens returned per mask (default 5)")
+    export.add_argument("--max-answer-length", type=int, help="question answering: longest answer in pieces (default 30)")
+    export.add_argument("--hub-pair", action="store_true",
+                        help="also write NAME_preprocess/ and NAME_encoder/, TF Hub's preprocessing + encoder pair")
+    export.set_defaults(run=run_export)
+    return export

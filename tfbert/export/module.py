@@ -1,0 +1,126 @@
+"""The `tf.Module` that a tfbert SavedModel holds: tokenizer, packer, model and the signature functions.
+
+Signatures (all batched, `[batch]` strings or `[batch, sequence_length]` int32):
+
+- `serving_default`: the task's raw-string inputs to its outputs (`tfbert.export.tasks`).
+- `tokenize`: `text` to `token_ids` `[batch, longest]` (pad id after the end) and `lengths`.
+- `preprocess`: `text` (+ `text_pair`) to `input_word_ids`, `input_mask`, `input_type_ids`.
+- `encode`: those three to `sequence_output` and `pooled_output` (float32).
+
+Example:
+    >>> module = ServingModule(task, model, encoder, TextPreprocessor(tokenizer, 128))
+    >>> tf.saved_model.save(module, "saved_models/sst2/1", signatures=module.signatures())
+"""
+
+from __future__ import annotations
+
+import keras
+import tensorflow as tf
+
+from tfbert.export.preprocessing import TextPreprocessor, from_hub_names, to_hub_names
+from tfbert.export.tasks import ServingTask
+from tfbert.models.encoder import Encoder
+
+
+def _strings(name: str) -> tf.TensorSpec:
+    return tf.TensorSpec([None], tf.string, name=name)
+
+
+def _ids(name: str, length: int) -> tf.TensorSpec:
+    return tf.TensorSpec([None, length], tf.int32, name=name)
+
+
+class ServingModule(tf.Module):
+    """Holds everything a served request needs; `signatures()` gives the functions to save.
+
+    `pair_preprocess` makes `preprocess` take `text_pair` too (on by default when the task does).
+    """
+
+    def __init__(self, task: ServingTask, model: keras.Model, encoder: Encoder, preprocessor: TextPreprocessor,
+                 pair_preprocess: bool | None = None):
+        super().__init__(name="tfbert_serving")
+        self.task = task
+        self.model = model
+        self.encoder = encoder
+        self.preprocessor = preprocessor
+        # Listed here so the SavedModel's variables restore by name too, as TF Serving's (TF1-style) loader does.
+        self.model_variables = list(model.variables)
+        length = preprocessor.sequence_length
+        pair = "text_pair" in task.input_names if pair_preprocess is None else pair_preprocess
+
+        def serve(**inputs):
+            return task.serve(model, preprocessor, inputs)
+
+        def tokenize(text):
+            return preprocessor.tokenize(text)
+
+        def preprocess(text, text_pair=None):
+            return to_hub_names(preprocessor.pack(text, text_pair))
+
+        def encode(input_word_ids, input_mask, input_type_ids):
+            outputs = encoder(from_hub_names({"input_word_ids": input_word_ids, "input_mask": input_mask,
+                                              "input_type_ids": input_type_ids}), training=False)
+            return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
+
+        self.serve = tf.function(serve, autograph=False).get_concrete_function(
+            **{name: _strings(name) for name in task.input_names})
+        self.tokenize = tf.function(tokenize, input_signature=[_strings("text")], autograph=False)
+        preprocess_inputs = [_strings("text")] + ([_strings("text_pair")] if pair else [])
+        self.preprocess = tf.function(preprocess, input_signature=preprocess_inputs, autograph=False)
+        self.encode = tf.function(encode, input_signature=[_ids(name, length) for name in
+                                                           ("input_word_ids", "input_mask", "input_type_ids")],
+                                  autograph=False)
+
+    def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
+        """`serving_default`, `tokenize`, `preprocess`, `encode`, ready for `tf.saved_model.save`."""
+        return {
+            "serving_default": self.serve,
+            "tokenize": self.tokenize.get_concrete_function(),
+            "preprocess": self.preprocess.get_concrete_function(),
+            "encode": self.encode.get_concrete_function(),
+        }
+
+
+class PreprocessingModule(tf.Module):
+    """TF Hub's preprocessing model: `serving_default` = `preprocess`, plus `tokenize`.
+
+    Run it in `tf.data` (CPU) and feed the encoder-only model on the accelerator.
+    """
+
+    def __init__(self, preprocessor: TextPreprocessor, pair: bool = False):
+        super().__init__(name="tfbert_preprocessing")
+        self.preprocessor = preprocessor
+        self.preprocess = tf.function(lambda text, text_pair=None: to_hub_names(preprocessor.pack(text, text_pair)),
+                                      input_signature=[_strings("text")] + ([_strings("text_pair")] if pair else []),
+                                      autograph=False)
+        self.tokenize = tf.function(preprocessor.tokenize, input_signature=[_strings("text")], autograph=False)
+
+    def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
+        preprocess = self.preprocess.get_concrete_function()
+        return {"serving_default": preprocess, "preprocess": preprocess,
+                "tokenize": self.tokenize.get_concrete_function()}
+
+
+class EncoderModule(tf.Module):
+    """TF Hub's encoder model: `serving_default` = `encode` on `input_word_ids`, `input_mask`, `input_type_ids`.
+
+    The sequence length is left open (`[batch, None]`), so TPU input pipelines choose it.
+    """
+
+    def __init__(self, encoder: Encoder):
+        super().__init__(name="tfbert_encoder")
+        self.encoder = encoder
+        self.encoder_variables = list(encoder.variables)
+
+        def encode(input_word_ids, input_mask, input_type_ids):
+            outputs = encoder(from_hub_names({"input_word_ids": input_word_ids, "input_mask": input_mask,
+                                              "input_type_ids": input_type_ids}), training=False)
+            return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
+
+        self.encode = tf.function(encode, input_signature=[tf.TensorSpec([None, None], tf.int32, name=name) for name in
+                                                           ("input_word_ids", "input_mask", "input_type_ids")],
+                                  autograph=False)
+
+    def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
+        encode = self.encode.get_concrete_function()
+        return {"serving_default": encode, "encode": encode}

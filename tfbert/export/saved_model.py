@@ -1,0 +1,161 @@
+"""`export_saved_model`: a tfbert model and its tokenizer to `saved_models/NAME/VERSION/` for TF Serving.
+
+Example:
+    >>> path = export_saved_model("runs/sst2/best.keras", "sst2", tokenizer="minilm/",
+    ...                           label_names=["negative", "positive"])
+    >>> path
+    PosixPath('saved_models/sst2/1')
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+import keras
+import tensorflow as tf
+
+from tfbert.export.module import EncoderModule, PreprocessingModule, ServingModule
+from tfbert.export.ops import check_servable
+from tfbert.export.preprocessing import TextPreprocessor, packing_style
+from tfbert.export.sources import resolve_source
+from tfbert.export.tasks import (Classification, Embedding, FillMask, QuestionAnswering, Regression, ServingTask,
+                                 Tagging)
+from tfbert.text import load_tokenizer
+from tfbert.text.base import Tokenizer
+
+METADATA_FILE = "tfbert_export.json"
+
+
+def next_version(model_root: str | Path) -> int:
+    """One more than the highest numeric version folder under `model_root` (1 for a new model).
+
+    TF Serving serves the highest version, so a new export replaces the old one without a restart.
+    """
+    root = Path(model_root)
+    versions = [int(child.name) for child in root.iterdir() if child.name.isdigit()] if root.is_dir() else []
+    return max(versions, default=0) + 1
+
+
+def _serving_task(task: str, model: keras.Model, label_names, pair: bool, options: dict) -> ServingTask:
+    if task == "classification":
+        names = label_names or [str(index) for index in range(model.options["num_classes"])]
+        if len(names) != model.options["num_classes"]:
+            raise ValueError(f"{len(names)} label names for {model.options['num_classes']} classes")
+        return Classification(names, pair=pair)
+    if task == "regression":
+        return Regression(pair=pair)
+    if task == "embedding":
+        return Embedding(pair=False)
+    if task == "tagging":
+        names = label_names or [str(index) for index in range(model.options["num_tags"])]
+        if len(names) != model.options["num_tags"]:
+            raise ValueError(f"{len(names)} tag names for {model.options['num_tags']} tags")
+        return Tagging(names)
+    if task == "question_answering":
+        return QuestionAnswering(**options)
+    return FillMask(**options)
+
+
+def _as_tokenizer(tokenizer: Tokenizer | str | Path | None, found: Tokenizer | None) -> Tokenizer:
+    if isinstance(tokenizer, Tokenizer):
+        return tokenizer
+    if tokenizer is not None:
+        return load_tokenizer(tokenizer)
+    if found is None:
+        raise ValueError("no tokenizer found beside the model; pass tokenizer= (a folder written by save_assets)")
+    return found
+
+
+def export_saved_model(
+    source: str | Path | keras.Model,
+    name: str,
+    *,
+    tokenizer: Tokenizer | str | Path | None = None,
+    output_dir: str | Path = "saved_models",
+    version: int | None = None,
+    sequence_length: int = 128,
+    label_names: Sequence[str] | None = None,
+    pair: bool = False,
+    pooling: str = "mean",
+    task_options: dict | None = None,
+) -> Path:
+    """Writes `output_dir/name/version/`, a SavedModel taking raw strings (see `tfbert.export.module`).
+
+    Args:
+        source: a task model, `PretrainingModel` or `Encoder` (in memory or `.keras`), a
+            pretraining run folder, an encoder folder or a Hugging Face checkpoint folder.
+        tokenizer: a `tfbert.text` tokenizer or its folder; by default the one beside `source`.
+        version: TF Serving's version folder; the next free number by default.
+        sequence_length: the fixed length texts are packed (and truncated) to.
+        label_names: class names (classification) or tag names (tagging); `"0"`, `"1"`, ... by default.
+        pair: classification / regression take `text_pair` too (sentence-pair tasks such as MNLI).
+        pooling: embedding pooling when `source` is a bare encoder.
+        task_options: `QuestionAnswering` (`max_answer_length`, `max_question_length`, `allow_no_answer`,
+            `no_answer_threshold`) or `FillMask` (`top_k`, `max_masks`) options.
+
+    Returns the version folder.
+    """
+    resolved = resolve_source(source, pooling=pooling)
+    tokenizer = _as_tokenizer(tokenizer, resolved.tokenizer)
+    config = resolved.encoder.config
+    if config.num_languages or config.position_ids_input:
+        raise ValueError("encoders with language_ids or position_ids inputs (XLM) are not exportable yet")
+    if sequence_length > config.max_positions - config.position_offset:
+        raise ValueError(f"sequence_length {sequence_length} exceeds the encoder's "
+                         f"{config.max_positions - config.position_offset} positions")
+    task = _serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}))
+    preprocessor = TextPreprocessor(tokenizer, sequence_length, style=packing_style(config.position_offset))
+    module = ServingModule(task, resolved.model, resolved.encoder, preprocessor, pair_preprocess=pair)
+    root = Path(output_dir) / name
+    target = root / str(version if version is not None else next_version(root))
+    if target.exists():
+        raise FileExistsError(f"{target} already exists; TF Serving versions are immutable, pick another version")
+    tf.saved_model.save(module, str(target), signatures=module.signatures())
+    check_servable(target)
+    _write_metadata(target, task, sequence_length, tokenizer, pair)
+    return target
+
+
+def _write_metadata(target: Path, task: ServingTask, sequence_length: int, tokenizer: Tokenizer, pair: bool) -> None:
+    """`assets.extra/`: what was exported (JSON) and the tokenizer files, for people and clients; TF Serving ignores it."""
+    extra = target / "assets.extra"
+    tokenizer.save_assets(extra / "tokenizer")
+    metadata = {**task.metadata(), "sequence_length": sequence_length, "pair_preprocess": pair,
+                "signatures": ["serving_default", "tokenize", "preprocess", "encode"]}
+    (extra / METADATA_FILE).write_text(json.dumps(metadata, indent=2), encoding="utf-8")
+
+
+def export_hub_pair(
+    source: str | Path | keras.Model,
+    name: str,
+    *,
+    tokenizer: Tokenizer | str | Path | None = None,
+    output_dir: str | Path = "saved_models",
+    version: int = 1,
+    sequence_length: int = 128,
+    pair: bool = False,
+) -> tuple[Path, Path]:
+    """TF Hub's pair: `NAME_preprocess/VERSION` (strings to ids) and `NAME_encoder/VERSION` (ids to outputs).
+
+    Fine-tuning on a TPU runs the first in `tf.data` on the host and the second on the TPU.
+
+    Example:
+        >>> preprocess_dir, encoder_dir = export_hub_pair("runs/bert-base", "bert_base")
+        >>> preprocess = tf.saved_model.load(str(preprocess_dir)); encoder = tf.saved_model.load(str(encoder_dir))
+        >>> encoder.encode(**preprocess.preprocess(tf.constant(["hello"])))["pooled_output"]
+    """
+    resolved = resolve_source(source)
+    tokenizer = _as_tokenizer(tokenizer, resolved.tokenizer)
+    preprocessor = TextPreprocessor(tokenizer, sequence_length,
+                                    style=packing_style(resolved.encoder.config.position_offset))
+    preprocessing = PreprocessingModule(preprocessor, pair=pair)
+    encoding = EncoderModule(resolved.encoder)
+    preprocess_dir = Path(output_dir) / f"{name}_preprocess" / str(version)
+    encoder_dir = Path(output_dir) / f"{name}_encoder" / str(version)
+    tf.saved_model.save(preprocessing, str(preprocess_dir), signatures=preprocessing.signatures())
+    tf.saved_model.save(encoding, str(encoder_dir), signatures=encoding.signatures())
+    for directory in (preprocess_dir, encoder_dir):
+        check_servable(directory)
+    return preprocess_dir, encoder_dir

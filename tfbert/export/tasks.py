@@ -1,0 +1,191 @@
+"""What `serving_default` computes for each kind of model: raw strings in, task outputs out.
+
+| task | inputs | outputs |
+|---|---|---|
+| `classification` | `text` (+ `text_pair`) | `logits`, `probabilities`, `label_id`, `label` |
+| `regression` | `text` (+ `text_pair`) | `score` |
+| `tagging` | `text` | per token: `tokens`, `tag_ids`, `tags`, `start`, `end`, `logits` |
+| `question_answering` | `question`, `context` | `answer`, `start`, `end`, `score`, `no_answer_score` |
+| `embedding` | `text` | `embedding` |
+| `fill_mask` | `text` with mask tokens | `tokens`, `token_ids`, `scores`, `mask_positions` |
+
+Example:
+    >>> task = Classification(label_names=["negative", "positive"], pair=False)
+    >>> task.input_names
+    ('text',)
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import keras
+import tensorflow as tf
+
+from tfbert.export import fill_mask, question_answering
+from tfbert.export.offsets import byte_to_char_offsets
+from tfbert.export.preprocessing import TextPreprocessor
+
+
+def _call(model: keras.Model, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+    return model(dict(inputs), training=False)
+
+
+class ServingTask:
+    """Base: `input_names` of the string inputs and `serve(model, preprocessor, inputs)` -> outputs."""
+
+    name = ""
+    input_names: tuple[str, ...] = ("text",)
+
+    def serve(self, model: keras.Model, preprocessor: TextPreprocessor,
+              inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+        raise NotImplementedError
+
+    def metadata(self) -> dict:
+        return {"task": self.name, "inputs": list(self.input_names)}
+
+
+class _TextTask(ServingTask):
+    def __init__(self, pair: bool = False):
+        self.pair = pair
+        self.input_names = ("text", "text_pair") if pair else ("text",)
+
+    def encoder_inputs(self, preprocessor: TextPreprocessor, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+        return preprocessor.pack(inputs["text"], inputs["text_pair"] if self.pair else None)
+
+
+class Classification(_TextTask):
+    """`logits`, softmax `probabilities`, the arg-max `label_id` and its `label` name."""
+
+    name = "classification"
+
+    def __init__(self, label_names: Sequence[str], pair: bool = False):
+        super().__init__(pair)
+        self.label_names = [str(label) for label in label_names]
+
+    def serve(self, model, preprocessor, inputs):
+        logits = _call(model, self.encoder_inputs(preprocessor, inputs))["logits"]
+        label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        return {
+            "logits": logits,
+            "probabilities": tf.nn.softmax(logits, axis=-1),
+            "label_id": label_id,
+            "label": tf.gather(tf.constant(self.label_names), label_id),
+        }
+
+    def metadata(self):
+        return {**super().metadata(), "label_names": self.label_names}
+
+
+class Regression(_TextTask):
+    """One float `score` per text or pair."""
+
+    name = "regression"
+
+    def serve(self, model, preprocessor, inputs):
+        return {"score": _call(model, self.encoder_inputs(preprocessor, inputs))["score"]}
+
+
+class Embedding(_TextTask):
+    """One float `embedding` vector per text (the model's pooling)."""
+
+    name = "embedding"
+
+    def serve(self, model, preprocessor, inputs):
+        return {"embedding": _call(model, self.encoder_inputs(preprocessor, inputs))["embedding"]}
+
+
+class Tagging(ServingTask):
+    """A tag per piece of the text, at the piece's position `1 .. pieces` after `[CLS]`.
+
+    `tokens` `[batch, sequence_length]` holds every position's token (`[CLS]`, pieces, `[SEP]`,
+    padding); `tag_ids`/`tags` are -1/`""` and `start`/`end` -1 at positions that are not text.
+    `start`/`end` are character offsets of each piece in the text (invalid UTF-8 replaced).
+    """
+
+    name = "tagging"
+
+    def __init__(self, tag_names: Sequence[str]):
+        self.tag_names = [str(tag) for tag in tag_names]
+
+    def serve(self, model, preprocessor, inputs):
+        text = preprocessor.clean(inputs["text"])
+        ids, starts, ends = preprocessor.tokenizer.tokenize_with_offsets(text)
+        room = preprocessor.sequence_length - 2
+        ids, starts, ends = ids[:, :room], starts[:, :room], ends[:, :room]
+        encoder_inputs = preprocessor.pack_ids(ids)
+        logits = _call(model, encoder_inputs)["logits"]
+        length = preprocessor.sequence_length
+        is_text = tf.sequence_mask(ids.row_lengths() + 1, length) & ~tf.sequence_mask(tf.ones_like(ids.row_lengths()), length)
+        # Offsets of the pieces, shifted one position right for [CLS] (or <s>).
+        char_starts = byte_to_char_offsets(text, starts.to_tensor(0, shape=[None, length - 1]))
+        char_ends = byte_to_char_offsets(text, ends.to_tensor(0, shape=[None, length - 1]))
+        shift = [[0, 0], [1, 0]]
+        tag_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        return {
+            "logits": logits,
+            "tokens": preprocessor.tokenizer.id_to_token(encoder_inputs["token_ids"]),
+            "tag_ids": tf.where(is_text, tag_ids, -1),
+            "tags": tf.where(is_text, tf.gather(tf.constant(self.tag_names), tag_ids), ""),
+            "start": tf.where(is_text, tf.pad(char_starts, shift), -1),
+            "end": tf.where(is_text, tf.pad(char_ends, shift), -1),
+        }
+
+    def metadata(self):
+        return {**super().metadata(), "tag_names": self.tag_names}
+
+
+class QuestionAnswering(ServingTask):
+    """The best answer span of `context` for `question` (one window; longer contexts are truncated)."""
+
+    name = "question_answering"
+    input_names = ("question", "context")
+
+    def __init__(self, max_answer_length: int = 30, max_question_length: int | None = None,
+                 allow_no_answer: bool = False, no_answer_threshold: float = 0.0):
+        self.max_answer_length = max_answer_length
+        self.max_question_length = max_question_length
+        self.allow_no_answer = allow_no_answer
+        self.no_answer_threshold = no_answer_threshold
+
+    def serve(self, model, preprocessor, inputs):
+        question_length = self.question_length(preprocessor.sequence_length)
+        packed = question_answering.pack_question_and_context(preprocessor, inputs["question"], inputs["context"],
+                                                              question_length)
+        logits = _call(model, packed.inputs)
+        return question_answering.answers(packed, logits["start_logits"], logits["end_logits"],
+                                          self.max_answer_length, self.allow_no_answer, self.no_answer_threshold)
+
+    def question_length(self, sequence_length: int) -> int:
+        """`max_question_length`, by default 64 pieces or half the sequence, whichever is less."""
+        if self.max_question_length is None:
+            return min(64, sequence_length // 2)
+        if self.max_question_length > sequence_length - 5:
+            raise ValueError(f"max_question_length {self.max_question_length} leaves no room for the context in "
+                             f"sequence_length {sequence_length}")
+        return self.max_question_length
+
+    def metadata(self):
+        return {**super().metadata(), "max_answer_length": self.max_answer_length,
+                "max_question_length": self.max_question_length, "allow_no_answer": self.allow_no_answer,
+                "no_answer_threshold": self.no_answer_threshold}
+
+
+class FillMask(ServingTask):
+    """Top-k tokens at each of the first `max_masks` mask tokens of the text (a `PretrainingModel`)."""
+
+    name = "fill_mask"
+
+    def __init__(self, top_k: int = 5, max_masks: int = 4):
+        self.top_k = top_k
+        self.max_masks = max_masks
+
+    def serve(self, model, preprocessor, inputs):
+        tokenizer = preprocessor.tokenizer
+        encoder_inputs = preprocessor.pack_ids(fill_mask.tokenize_with_masks(tokenizer, inputs["text"]))
+        positions, used = fill_mask.mask_positions(encoder_inputs["token_ids"], tokenizer.mask_id, self.max_masks)
+        mlm_logits = _call(model, {**encoder_inputs, "masked_positions": positions})["mlm_logits"]
+        return fill_mask.top_tokens(tokenizer, mlm_logits, used, positions, self.top_k)
+
+    def metadata(self):
+        return {**super().metadata(), "top_k": self.top_k, "max_masks": self.max_masks}

@@ -80,6 +80,16 @@ def test_finetune_classification_from_files_then_errors(assets, tmp_path, capsys
     assert (tmp_path / "run" / "best.keras").exists() and (tmp_path / "run" / "task.json").exists()
     assert (tmp_path / "run" / "tokenizer" / "tokenizer_config.json").exists()
 
+    # The fine-tuned model exports with the tokenizer and task found beside it, and serves raw strings.
+    assert main(["export", str(tmp_path / "run" / "best.keras"), "--name", "polarity", "--output-dir",
+                 str(tmp_path / "saved"), "--sequence-length", "32"]) == 0
+    assert "polarity/1" in capsys.readouterr().out
+    import tensorflow as tf
+
+    served = tf.saved_model.load(str(tmp_path / "saved" / "polarity" / "1")).signatures["serving_default"]
+    outputs = served(text=tf.constant(["a gripping, moving film", ""]))
+    assert outputs["probabilities"].shape == (2, 2) and outputs["label"].dtype == tf.string
+
     (tmp_path / "bad.tsv").write_text("sentence\tlabel\ngood film\tmaybe\n")
     bad = ["finetune", "--pretrained", minilm, "--train", str(tmp_path / "bad.tsv"), "--eval", str(tmp_path / "bad.tsv"),
            "--model-dir", str(tmp_path / "run2")]

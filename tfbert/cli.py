@@ -4,6 +4,7 @@
     tfbert vocab --kind sentencepiece --data corpus.txt --vocab-size 8000 --output vocab/
     tfbert pretrain --config albert_tiny --tokenizer vocab/ --data corpus.txt --steps 1000 --model-dir runs/a
     tfbert finetune --pretrained runs/a --train train.tsv --eval dev.tsv --model-dir runs/cls
+    tfbert export runs/cls/best.keras --name sst2 --tokenizer runs/cls/tokenizer --labels negative,positive
     tfbert convert huggingface CHECKPOINT_DIR -o model.keras [--heads]
     tfbert info                                      # versions, devices, the strategy `auto` picks
 """
@@ -157,9 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.add_argument("--seed", type=int)
     pretrain.set_defaults(run=run_pretrain)
 
+    from tfbert.commands.export import add_export_parser
     from tfbert.commands.finetune import add_finetune_parser
 
     add_finetune_parser(commands).set_defaults(run=run_finetune)
+    add_export_parser(commands)
 
     info = commands.add_parser("info", help="versions, devices and the strategy 'auto' would pick")
     info.set_defaults(run=run_info)

@@ -1,4 +1,4 @@
-"""`tfbert export` (tfbert.export.cli) from files: a task model's .keras, a pretraining run folder; bad input."""
+"""`tfbert export` (tfbert.commands.export) from files: a task model's .keras, a pretraining run folder; bad input."""
 
 import argparse
 import json
@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 
 from tfbert.cli import CommandError
-from tfbert.export.cli import add_export_parser
+from tfbert.commands.export import add_export_parser
 
 
 def _parse(*argv):

@@ -34,9 +34,6 @@ def test_show_lists_every_signature(exports):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="open bug: the TF1-style session loader (saved_model_cli run, like TF Serving's "
-                   "C++ loader) does not find the attention/FFN variables: 'Could not find variable "
-                   "layer0_attention/output/kernel'; tf.saved_model.load works")
 def test_run_serving_default(exports):
     output = _cli_with_tf_text("run", "--dir", str(exports["classification"]), "--tag_set", "serve",
                   "--signature_def", "serving_default",

@@ -22,6 +22,18 @@ from tfbert.export.tasks import ServingTask
 from tfbert.models.encoder import Encoder
 
 
+def backend_variables(model: keras.Model) -> list[tf.Variable]:
+    """The `tf.Variable`s behind a Keras model's variables, to list on the exported module.
+
+    TF Serving loads SavedModels the TF1 way (a session restores variables through the
+    MetaGraph's saver). Keras 3 variables are not `tf.Variable`s; tracked only through
+    them, the variables the serving functions read are never restored there ("Could not
+    find variable layer0_attention/output/kernel"). Listing the underlying `tf.Variable`s
+    makes them plain checkpointed variables, which both loaders restore.
+    """
+    return [variable.value for variable in model.variables]
+
+
 def _strings(name: str) -> tf.TensorSpec:
     return tf.TensorSpec([None], tf.string, name=name)
 
@@ -43,8 +55,7 @@ class ServingModule(tf.Module):
         self.model = model
         self.encoder = encoder
         self.preprocessor = preprocessor
-        # Listed here so the SavedModel's variables restore by name too, as TF Serving's (TF1-style) loader does.
-        self.model_variables = list(model.variables)
+        self.model_variables = backend_variables(model)
         length = preprocessor.sequence_length
         pair = "text_pair" in task.input_names if pair_preprocess is None else pair_preprocess
 
@@ -110,7 +121,7 @@ class EncoderModule(tf.Module):
     def __init__(self, encoder: Encoder):
         super().__init__(name="tfbert_encoder")
         self.encoder = encoder
-        self.encoder_variables = list(encoder.variables)
+        self.encoder_variables = backend_variables(encoder)
 
         def encode(input_word_ids, input_mask, input_type_ids):
             outputs = encoder(from_hub_names({"input_word_ids": input_word_ids, "input_mask": input_mask,

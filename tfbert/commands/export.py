@@ -4,14 +4,21 @@
     tfbert export runs/mnli/best.keras --name mnli --tokenizer vocab/ --pair --labels entailment,neutral,contradiction
     tfbert export runs/bert-tiny --name bert_tiny_fill_mask          # a `tfbert pretrain` model_dir: fill-mask
     tfbert export all-MiniLM-L6-v2/ --name minilm --hub-pair         # + TF Hub style preprocess/encoder pair
-
-The lead wires it into `tfbert.cli` with `add_export_parser(commands)`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+from pathlib import Path
+
+
+def finetune_task(source: str) -> dict:
+    """What `tfbert finetune` recorded beside its `best.keras` (label names, pairs), or nothing."""
+    folder = Path(source) if os.path.isdir(source) else Path(source).parent
+    task_file = folder / "task.json"
+    return json.loads(task_file.read_text(encoding="utf-8")) if task_file.is_file() else {}
 
 
 def run_export(args: argparse.Namespace) -> None:
@@ -26,17 +33,20 @@ def run_export(args: argparse.Namespace) -> None:
     if args.sequence_length < 8:
         raise CommandError(f"--sequence-length {args.sequence_length} is too short; use 8 or more")
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
+    finetuned = finetune_task(args.source)
+    labels = labels or finetuned.get("label_names")
+    pair = args.pair or finetuned.get("pair", False)
     options = {key: value for key, value in (("top_k", args.top_k), ("max_answer_length", args.max_answer_length))
                if value is not None}
     try:
         path = export_saved_model(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
                                   version=args.version, sequence_length=args.sequence_length, label_names=labels,
-                                  pair=args.pair, pooling=args.pooling, task_options=options)
+                                  pair=pair, pooling=args.pooling, task_options=options)
         print(f"wrote {path}")
         if args.hub_pair:
             for directory in export_hub_pair(args.source, args.name, tokenizer=args.tokenizer,
                                              output_dir=args.output_dir, version=int(path.name),
-                                             sequence_length=args.sequence_length, pair=args.pair):
+                                             sequence_length=args.sequence_length, pair=pair):
                 print(f"wrote {directory}")
     except (FileNotFoundError, FileExistsError, ValueError, TypeError) as error:
         raise CommandError(str(error)) from None

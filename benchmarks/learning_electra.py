@@ -7,7 +7,7 @@ vocabulary trained on those chapters by `tfbert.text.vocab_training`, and measur
 discriminator on held-out chapters (the other 1/10) before and after: precision and recall of
 the replaced class. The always-original baseline has recall 0 (and no precision).
 
-    python benchmarks/learning_electra.py [--steps 600]
+    python benchmarks/learning_electra.py [--steps 2000]
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from tfbert.training.pretraining import config_for_tokenizer, documents_from, pr
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=600)
+    parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--sequence-length", type=int, default=64)
     parser.add_argument("--vocab-size", type=int, default=2000)

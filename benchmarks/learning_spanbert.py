@@ -6,7 +6,7 @@ the span-boundary inputs of `MaskedLMMasker(unit="span")`) on 9/10 of the bundle
 English Bible's chapters with a WordPiece vocabulary trained on them, and compares the MLM and
 SBO losses on held-out chapters (fixed masks) before and after training.
 
-    python benchmarks/learning_spanbert.py [--steps 500]
+    python benchmarks/learning_spanbert.py [--steps 1500]
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from tfbert.training.pretraining import config_for_tokenizer, documents_from, pr
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--sequence-length", type=int, default=64)
     parser.add_argument("--vocab-size", type=int, default=2000)

@@ -8,7 +8,7 @@ side of both languages, and trains a tiny XLM (L=2, H=128, 2 languages) with
 pair concatenated, positions restarting at the Spanish sentence, language ids per part, both
 sides masked). Reports the held-out TLM loss (fixed masks) before and after.
 
-    python benchmarks/learning_xlm.py [--steps 500]
+    python benchmarks/learning_xlm.py [--steps 600]
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from tfbert.training.pretraining import config_for_tokenizer  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--sequence-length", type=int, default=96)
     parser.add_argument("--vocab-size", type=int, default=4000)

@@ -16,6 +16,7 @@ when the cache is incomplete.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -80,6 +81,25 @@ PACKAGES: dict[str, tuple[str, tuple[str, ...], dict[str, str]]] = {
 }
 
 
+# name -> (Debian package, {folder in the unpacked package: folder in the cache}); fetched with
+# `apt-get download` and unpacked with `dpkg-deb -x` (SWORD Bible modules for the parallel corpus).
+DEBIAN_PACKAGES: dict[str, tuple[str, dict[str, str]]] = {
+    name: (
+        package,
+        {
+            f"usr/share/sword/modules/texts/ztext/{module}/": f"sword/modules/texts/ztext/{module}/",
+            f"usr/share/sword/mods.d/{module}.conf": f"sword/mods.d/{module}.conf",
+            f"usr/share/doc/{package}/copyright": f"sword/{module}.copyright",
+        },
+    )
+    for name, package, module in (
+        ("kjv", "sword-text-kjv", "engKJV2006eb"),
+        ("sparv", "sword-text-sparv", "spaRV1909eb"),
+        ("web", "sword-text-web", "engWEB2015eb"),
+    )
+}
+
+
 class MissingAssetError(FileNotFoundError):
     """Raised when a test asks for a file that `python tests/assets.py` has not fetched."""
 
@@ -135,11 +155,49 @@ def fetch(name: str) -> None:
                 partial.replace(destination)
 
 
+def fetch_debian(name: str) -> None:
+    """Download one Debian package with `apt-get download` and copy its listed files into the cache."""
+    package, files = DEBIAN_PACKAGES[name]
+    if _complete(files):
+        return
+    if not (shutil.which("apt-get") and shutil.which("dpkg-deb")):
+        raise RuntimeError(
+            f"asset {name!r} comes from the Debian package {package!r}, which needs apt-get and dpkg-deb; "
+            f"on a machine without them, unpack {package}'s files listed in tests/assets.py into {ASSET_ROOT} by hand"
+        )
+    with tempfile.TemporaryDirectory() as work:
+        download = subprocess.run(["apt-get", "download", package], cwd=work, capture_output=True, text=True)
+        if download.returncode != 0:
+            raise RuntimeError(
+                f"`apt-get download {package}` failed (run `apt-get update` first?):\n{download.stderr.strip()}"
+            )
+        (deb,) = Path(work).glob("*.deb")
+        unpacked = Path(work) / "root"
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
+        for source, target in files.items():
+            origin = unpacked / source
+            if not origin.exists():
+                raise MissingAssetError(f"{deb.name} has no {source!r}")
+            destination = ASSET_ROOT / target
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            partial = destination.parent / (destination.name.rstrip("/") + ".partial")
+            shutil.rmtree(partial, ignore_errors=True)
+            if origin.is_dir():
+                shutil.copytree(origin, partial)
+                shutil.rmtree(destination, ignore_errors=True)
+            else:
+                shutil.copyfile(origin, partial)
+            partial.replace(destination)
+
+
 def main() -> None:
     ASSET_ROOT.mkdir(parents=True, exist_ok=True)
     for name in PACKAGES:
         fetch(name)
         print(f"assets: {name} ready under {ASSET_ROOT}")
+    for name in DEBIAN_PACKAGES:
+        fetch_debian(name)
+        print(f"assets: {name} (Debian {DEBIAN_PACKAGES[name][0]}) ready under {ASSET_ROOT}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,14 @@
 
 This is the Python API behind `tfbert pretrain`: it builds each architecture's
 input pipeline (tokenize, pack, mask, pair) with `tfbert.data`, the matching
-`PretrainingModel`, and runs the resumable `model.fit` driver.
+pretraining model, and runs the resumable `model.fit` driver.
+
+Architectures: `bert` (MLM + NSP), `albert` (MLM + SOP), `roberta` (MLM, full
+sentences), `electra` (generator MLM + discriminator RTD; consecutive text as one
+segment or two in order), `spanbert` (span masking + SBO, one segment, full
+sentences), `xlmr` (RoBERTa's recipe with a SentencePiece vocabulary) and `xlm`
+(`data="tlm:SRC,TGT"` aligned files, `"mlm:A,B,..."` or `"clm:A,B,..."` one corpus
+per language, language ids in the order given; see `xlm_examples`).
 
 Example:
     >>> from tfbert.training.pretraining import pretrain
@@ -14,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import tempfile
 from pathlib import Path
 from typing import Sequence
@@ -24,6 +32,10 @@ import tensorflow as tf
 from tfbert.config import ModelConfig, load_config, save_config
 from tfbert.data import MaskedLMMasker, SegmentPacker, pretraining_dataset, text_line_documents, tfds_documents
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
+from tfbert.data.masking import mask_dataset
+from tfbert.data.packing import num_special_tokens
+from tfbert.data.pretraining import tokenize_documents
+from tfbert.data.segments import consecutive_segment_examples, pack_one_or_two_segments
 from tfbert.models.pretraining import PretrainingModel
 from tfbert.text import load_tokenizer
 from tfbert.text.base import Tokenizer
@@ -45,13 +57,26 @@ class PretrainingRecipe:
     word_scheme: str
     data_label: str | None = None
     model_label: str | None = None
+    extra_inputs: tuple[str, ...] = ()
 
+
+SPAN_INPUTS = ("span_left_positions", "span_right_positions", "span_offsets")
 
 RECIPES = {
     "bert": PretrainingRecipe("nsp", "bert", "token", "wordpiece", "next_sentence_labels", "nsp_labels"),
     "albert": PretrainingRecipe("sop", "bert", "ngram", "sentencepiece", "sentence_order_labels", "sop_labels"),
     "roberta": PretrainingRecipe("full_sentences", "roberta", "token", "byte_bpe"),
+    # ELECTRA: consecutive segments (90% split in two at a sentence boundary), token masking.
+    "electra": PretrainingRecipe("electra_segments", "bert", "token", "wordpiece"),
+    # SpanBERT: one segment of full sentences, geometric spans of whole words, SBO inputs.
+    "spanbert": PretrainingRecipe("full_sentences", "bert", "span", "wordpiece", extra_inputs=SPAN_INPUTS),
+    "xlmr": PretrainingRecipe("full_sentences", "roberta", "token", "sentencepiece"),
+    # XLM: streams or translation pairs (tfbert.data.multilingual), token masking; see xlm_examples.
+    "xlm": PretrainingRecipe("xlm", "roberta", "token", "sentencepiece"),
 }
+
+# Optimizer recipe per architecture when pretrain(optimizer_recipe=None).
+OPTIMIZER_RECIPES = {"albert": "albert", "roberta": "roberta", "xlmr": "roberta", "electra": "electra"}
 
 
 def _recipe(config: ModelConfig) -> PretrainingRecipe:
@@ -65,7 +90,7 @@ def _recipe(config: ModelConfig) -> PretrainingRecipe:
 def split_inputs_and_labels(batch: dict[str, tf.Tensor], config: ModelConfig) -> tuple[dict, dict]:
     """A `tfbert.data` batch as the `(inputs, labels)` pair that `PretrainingModel.fit` takes."""
     recipe = _recipe(config)
-    inputs = {name: batch[name] for name in MODEL_INPUTS}
+    inputs = {name: batch[name] for name in MODEL_INPUTS + recipe.extra_inputs}
     labels = {"masked_ids": batch["masked_ids"], "masked_weights": batch["masked_weights"]}
     if recipe.data_label:
         labels[recipe.model_label] = batch[recipe.data_label]
@@ -76,11 +101,17 @@ def documents_from(data: str | Sequence[str]) -> tf.data.Dataset:
     """Documents from text files (a sentence a line, blank lines between documents) or `tfds:NAME`."""
     if isinstance(data, str) and data.startswith("tfds:"):
         return tfds_documents(data[len("tfds:"):])
+    if isinstance(data, str) and data.startswith("corpus:"):
+        import tfbert.corpus
+        return tfbert.corpus.documents(tfbert.corpus.path(data[len("corpus:"):] or "web"))
     files = [data] if isinstance(data, str) else list(data)
     expanded = [match for pattern in files for match in (tf.io.gfile.glob(pattern) or [pattern])]
     missing = [path for path in expanded if not tf.io.gfile.exists(path)]
     if missing:
         raise FileNotFoundError(f"corpus file {missing[0]!r} does not exist")
+    if expanded and all(path.endswith(".gz") for path in expanded):
+        import tfbert.corpus
+        return tfbert.corpus.documents(expanded)
     return text_line_documents(expanded)
 
 
@@ -100,13 +131,153 @@ def pretraining_examples(
                            style=recipe.packing_style)
     masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=max_predictions,
                                           unit=recipe.masking_unit, word_scheme=recipe.word_scheme)
-    examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, packer=packer,
-                                   masker=masker, batch_size=batch_size, seed=seed)
+    if recipe.objective == "xlm":
+        raise ValueError("XLM examples need language ids: use xlm_examples (or pretrain with data='tlm:...')")
+    if recipe.objective == "electra_segments":
+        examples = electra_dataset(documents, tokenizer, packer=packer, masker=masker, batch_size=batch_size, seed=seed)
+    else:
+        examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, packer=packer,
+                                       masker=masker, batch_size=batch_size, seed=seed)
     return examples.map(lambda batch: split_inputs_and_labels(batch, config)).prefetch(tf.data.AUTOTUNE)
 
 
+def electra_dataset(
+    documents: tf.data.Dataset,
+    tokenizer: Tokenizer,
+    *,
+    packer: SegmentPacker,
+    masker: MaskedLMMasker,
+    batch_size: int,
+    seed: int | None = None,
+    single_segment_prob: float = 0.1,
+) -> tf.data.Dataset:
+    """ELECTRA's packed, masked batches: consecutive text as one or two segments (no NSP label)."""
+    max_num_tokens = packer.sequence_length - num_special_tokens(packer.style, 2)
+    tokenized = tokenize_documents(documents, tokenizer.tokenize, max_num_tokens)
+    examples = consecutive_segment_examples(tokenized, max_num_tokens=max_num_tokens,
+                                            single_segment_prob=single_segment_prob,
+                                            seed=None if seed is None else seed + 1)
+
+    def pack(batch):
+        packed = pack_one_or_two_segments(packer, batch["first"], batch["second"])
+        return {name: tf.ensure_shape(value, [batch_size, packer.sequence_length]) for name, value in packed.items()}
+
+    batches = examples.ragged_batch(batch_size, drop_remainder=True).map(
+        pack, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    return mask_dataset(batches, masker, seed=seed)
+
+
+def parse_xlm_data(data: str | Sequence[str]) -> tuple[str, list[str]]:
+    """`"tlm:en.txt,es.txt"` -> `("tlm", ["en.txt", "es.txt"])`; also `mlm:`, `clm:` and `tlm:pairs.tsv`."""
+    spec = data if isinstance(data, str) else ",".join(data)
+    objective, _, files = spec.partition(":")
+    if objective not in ("tlm", "mlm", "clm") or not files:
+        raise ValueError(
+            f"XLM data must be 'tlm:SRC,TGT' (aligned files), 'tlm:PAIRS.tsv', 'mlm:A,B,...' or 'clm:A,B,...' "
+            f"(one corpus per language, language ids in that order); got {spec!r}")
+    paths = [path for path in files.split(",") if path]
+    missing = [path for path in paths if not tf.io.gfile.exists(path)]
+    if missing:
+        raise FileNotFoundError(f"corpus file {missing[0]!r} does not exist")
+    if objective == "tlm" and len(paths) not in (1, 2):
+        raise ValueError(f"tlm needs two aligned files or one TSV file; got {len(paths)} files")
+    return objective, paths
+
+
+def xlm_examples(
+    config: ModelConfig,
+    tokenizer: Tokenizer,
+    data: str | Sequence[str],
+    *,
+    batch_size: int,
+    sequence_length: int = 128,
+    max_predictions: int = 20,
+    alpha: float = 0.5,
+    seed: int | None = None,
+    input_context: tf.distribute.InputContext | None = None,
+) -> tf.data.Dataset:
+    """XLM batches for `XLMPretrainingModel`: `(inputs, labels)` for TLM/MLM, inputs only for CLM.
+
+    - `tlm:SRC,TGT` (or `tlm:PAIRS.tsv`): aligned translation pairs, languages 0 and 1,
+      both sides masked, positions restarting at the second sentence.
+    - `mlm:A,B,...` / `clm:A,B,...`: a text corpus per language (a sentence a line, blank
+      lines between documents; `.gz` read as gzip), language ids 0, 1, ... in that order;
+      streams of `sequence_length` tokens, languages sampled with probabilities ∝ p_i^alpha
+      over their line counts (alpha 0.5 as XLM; XLM-R used 0.3).
+    """
+    from tfbert.data import multilingual
+    from tfbert.data.parallel import count_lines, parallel_text_lines, parallel_tsv
+
+    objective, paths = parse_xlm_data(data)
+    num_languages = 2 if objective == "tlm" else len(paths)
+    if num_languages > max(config.encoder.num_languages, 1):
+        raise ValueError(f"{num_languages} languages but the config has num_languages={config.encoder.num_languages}")
+    masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=max_predictions)
+    if objective == "tlm":
+        pairs = parallel_tsv(paths[0]) if len(paths) == 1 else parallel_text_lines(*paths)
+        if input_context is not None:
+            pairs = pairs.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+        batches = multilingual.tlm_dataset(pairs.repeat(), tokenizer, masker=masker, sequence_length=sequence_length,
+                                           batch_size=batch_size, seed=seed, shuffle_buffer=10_000)
+    else:
+        streams = []
+        for language_id, path in enumerate(paths):
+            documents = documents_from(path)
+            if input_context is not None:
+                documents = shard_for_input_pipeline(documents, input_context)
+            streams.append(multilingual.stream_examples(documents.repeat(), tokenizer, language_id=language_id,
+                                                        sequence_length=sequence_length))
+        sizes = [count_lines(path) if not path.endswith(".gz") else 1 for path in paths]
+        mixed = multilingual.sample_languages(streams, sizes, alpha=alpha, seed=seed)
+        batches = mixed.shuffle(1000, seed=seed).batch(batch_size, drop_remainder=True)
+        if objective == "mlm":
+            batches = mask_dataset(batches, masker, seed=seed)
+    model_objective = "clm" if objective == "clm" else "mlm"
+    return batches.map(lambda batch: multilingual.split_xlm_batch(batch, model_objective)).prefetch(tf.data.AUTOTUNE)
+
+
+def build_pretraining_model(config: ModelConfig, *, objective: str = "mlm", seed: int | None = None) -> keras.Model:
+    """The pretraining model of `config.architecture`, with `save_encoder(directory)` for the driver."""
+    architecture = config.architecture
+    if architecture in ("bert", "albert", "roberta"):
+        return PretrainingModel(config)
+    if architecture == "xlmr":
+        from tfbert.models.xlmr import XLMRobertaPretrainingModel
+        return XLMRobertaPretrainingModel(config)
+    if architecture == "electra":
+        from tfbert.models.electra import ElectraPretrainingModel
+        model = ElectraPretrainingModel(config, seed=seed)
+        encoder = model.discriminator
+    elif architecture == "spanbert":
+        from tfbert.models.spanbert import SpanBertPretrainingModel
+        model = SpanBertPretrainingModel(config)
+        encoder = model.encoder
+    elif architecture == "xlm":
+        from tfbert.models.xlm import XLMPretrainingModel
+        model = XLMPretrainingModel(config, objective=objective)
+        encoder = model.encoder
+    else:
+        _recipe(config)
+        raise AssertionError(architecture)
+    _attach_encoder_export(model, encoder)
+    return model
+
+
+def _attach_encoder_export(model: keras.Model, encoder: keras.Model) -> None:
+    """Gives `model` the driver's `save_encoder(directory)`: `directory/encoder.keras` (ELECTRA: the discriminator)."""
+
+    def save_encoder(directory: str) -> str:
+        if "://" not in directory:
+            os.makedirs(directory, exist_ok=True)
+        path = f"{directory.rstrip('/')}/encoder.keras"
+        encoder.save(path)
+        return path
+
+    object.__setattr__(model, "save_encoder", save_encoder)
+
+
 def config_for_tokenizer(config: ModelConfig, tokenizer: Tokenizer) -> ModelConfig:
-    """`config` with the tokenizer's vocabulary size and padding id."""
+    """`config` with the tokenizer's vocabulary size and padding id (ELECTRA's generator too)."""
     size, pad_id = tokenizer.vocabulary_size(), tokenizer.pad_id
     if (config.encoder.vocab_size, config.encoder.pad_id) != (size, pad_id):
         logger.info("vocab_size %d -> %d and pad_id %d -> %d from the tokenizer",
@@ -114,7 +285,12 @@ def config_for_tokenizer(config: ModelConfig, tokenizer: Tokenizer) -> ModelConf
     encoder = config.encoder.replace(vocab_size=size, pad_id=pad_id)
     if encoder.position_offset:
         encoder = encoder.replace(position_offset=pad_id + 1)
-    return config.replace(encoder=encoder)
+    if config.generator is None:
+        return config.replace(encoder=encoder)
+    generator = config.generator.replace(vocab_size=size, pad_id=pad_id)
+    if generator.position_offset:
+        generator = generator.replace(position_offset=pad_id + 1)
+    return config.replace(encoder=encoder, generator=generator)
 
 
 def pretrain(
@@ -137,21 +313,33 @@ def pretrain(
     verbose: str | int = "auto",
     callbacks: list[keras.callbacks.Callback] | None = None,
 ) -> PretrainingModel:
-    """Pretrains BERT (MLM + NSP), ALBERT (MLM + SOP) or RoBERTa (MLM) and saves the encoder.
+    """Pretrains BERT, ALBERT, RoBERTa, ELECTRA, SpanBERT, XLM-R or XLM and saves the encoder.
+
+    `data`: text files (a sentence a line, blank lines between documents; `.gz` too),
+    `tfds:NAME`, `corpus:web` (the bundled corpus), or for XLM `tlm:SRC,TGT`,
+    `mlm:A,B,...`, `clm:A,B,...` (see `xlm_examples`).
 
     Rerunning the same call resumes from the newest checkpoint in `model_dir`.
     At the end `model_dir` holds `encoder/encoder.keras`, `tokenizer/` and
     `config.yaml`, which fine-tuning and export read.
     """
     config = load_config(config) if isinstance(config, str) else config
-    recipe_name = optimizer_recipe or {"albert": "albert", "roberta": "roberta"}.get(config.architecture, "bert")
+    recipe_name = optimizer_recipe or OPTIMIZER_RECIPES.get(config.architecture, "bert")
     if not isinstance(tokenizer, Tokenizer):
         tokenizer = load_tokenizer(tokenizer)
     config = config_for_tokenizer(config, tokenizer)
     strategy = resolve_strategy(strategy) if isinstance(strategy, str) else strategy
-    documents = documents_from(data)
+    xlm_objective = "mlm"
+    if config.architecture == "xlm":
+        xlm_objective = "clm" if parse_xlm_data(data)[0] == "clm" else "mlm"
+        documents = None
+    else:
+        documents = documents_from(data)
 
     def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
+        if documents is None:
+            return xlm_examples(config, tokenizer, data, batch_size=batch_size, sequence_length=sequence_length,
+                                max_predictions=max_predictions, seed=seed, input_context=input_context)
         shard = shard_for_input_pipeline(documents, input_context)
         return pretraining_examples(config, tokenizer, shard.repeat(), batch_size=batch_size,
                                     sequence_length=sequence_length, max_predictions=max_predictions, seed=seed)
@@ -161,7 +349,7 @@ def pretrain(
 
     save_run_assets(config, tokenizer, model_dir)
     return train(
-        lambda: PretrainingModel(config),
+        lambda: build_pretraining_model(config, objective=xlm_objective, seed=seed),
         dataset_fn,
         model_dir=model_dir,
         steps=steps,

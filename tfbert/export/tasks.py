@@ -51,7 +51,7 @@ class _TextTask(ServingTask):
         self.input_names = ("text", "text_pair") if pair else ("text",)
 
     def encoder_inputs(self, preprocessor: TextPreprocessor, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-        return preprocessor.pack(inputs["text"], inputs["text_pair"] if self.pair else None)
+        return preprocessor.trim_padding(preprocessor.pack(inputs["text"], inputs["text_pair"] if self.pair else None))
 
 
 class Classification(_TextTask):

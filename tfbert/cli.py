@@ -140,11 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
     vocab.set_defaults(run=run_vocab)
 
     pretrain = commands.add_parser(
-        "pretrain", help="pretrain BERT (MLM+NSP), ALBERT (MLM+SOP) or RoBERTa (MLM); rerun to resume")
+        "pretrain", help="pretrain BERT, ALBERT, RoBERTa, ELECTRA, SpanBERT, XLM or XLM-R; rerun to resume")
     pretrain.add_argument("--config", required=True, help="a shipped config name (tfbert configs) or a YAML file")
     pretrain.add_argument("--tokenizer", required=True, help="tokenizer folder (tfbert vocab writes one)")
     pretrain.add_argument("--data", required=True, nargs="+",
-                          help="text files (a sentence a line, blank line between documents) or tfds:NAME")
+                          help="text files (a sentence a line, blank line between documents), corpus:web "
+                               "(the bundled corpus), tfds:NAME, or for XLM tlm:SRC,TGT / mlm:A,B / clm:A,B")
     pretrain.add_argument("--model-dir", required=True, help="checkpoints, logs and the final encoder go here")
     pretrain.add_argument("--steps", required=True, type=int, help="total training steps")
     pretrain.add_argument("--batch-size", type=int, default=32, help="global batch size (default 32)")

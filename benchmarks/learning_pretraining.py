@@ -76,6 +76,7 @@ def run(name: str, config_name: str, args: argparse.Namespace, train: Path, held
     model = pretrain(config, tokenizer=tokenizer, data=[str(train)], model_dir=str(folder / name), steps=args.steps,
                      global_batch_size=args.batch_size, strategy="cpu", sequence_length=args.sequence_length,
                      max_predictions=args.sequence_length * 3 // 20, learning_rate=args.learning_rate,
+                     optimizer_recipe=args.optimizer,
                      warmup_steps=args.steps // 10, checkpoint_every=args.steps, seed=0, verbose=0,
                      callbacks=[first])
     minutes = (time.perf_counter() - start) / 60
@@ -95,6 +96,8 @@ def main() -> None:
     parser.add_argument("--vocab-size", type=int, default=4000)
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--eval-batches", type=int, default=20)
+    parser.add_argument("--optimizer", help="optimizer recipe (default: each architecture's, LAMB for ALBERT)")
+    parser.add_argument("--configs", nargs="+", default=["albert_tiny", "roberta_tiny"])
     args = parser.parse_args()
     if not args.corpus:
         from tfbert.corpus import path as bundled_corpus
@@ -105,11 +108,13 @@ def main() -> None:
         folder = Path(scratch)
         train, held_out = split_corpus(args.corpus, folder)
         print(f"# {platform.machine()}, {os.cpu_count()} cores; corpus {', '.join(Path(p).name for p in args.corpus)}; "
-              f"{args.steps} steps of {args.batch_size} x {args.sequence_length}, vocabulary {args.vocab_size}")
+              f"{args.steps} steps of {args.batch_size} x {args.sequence_length}, vocabulary {args.vocab_size}, "
+              f"optimizer {args.optimizer or 'per architecture'} at {args.learning_rate}")
         print("| model | MLM loss, first 20 steps | held-out MLM loss | reduction | held-out MLM acc "
               "| held-out SOP acc | minutes |")
         print("|---|---:|---:|---:|---:|---:|---:|")
-        for name, config_name in (("albert", "albert_tiny"), ("roberta", "roberta_tiny")):
+        for config_name in args.configs:
+            name = config_name.split("_")[0]
             result = run(name, config_name, args, train, held_out, folder)
             reduction = 1 - result["mlm_loss"] / result["start"]
             sop = f"{result['sop_accuracy']:.3f}" if "sop_accuracy" in result else "—"

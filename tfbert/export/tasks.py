@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import abc
 from typing import Mapping, Sequence
 
 import keras
@@ -31,15 +32,16 @@ def _call(model: keras.Model, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.T
     return model(dict(inputs), training=False)
 
 
-class ServingTask:
+class ServingTask(abc.ABC):
     """Base: `input_names` of the string inputs and `serve(model, preprocessor, inputs)` -> outputs."""
 
     name = ""
     input_names: tuple[str, ...] = ("text",)
 
+    @abc.abstractmethod
     def serve(self, model: keras.Model, preprocessor: TextPreprocessor,
               inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-        raise NotImplementedError
+        """The task's outputs for a batch of raw-string inputs."""
 
     def metadata(self) -> dict:
         return {"task": self.name, "inputs": list(self.input_names)}

@@ -168,8 +168,12 @@ def fetch_debian(name: str) -> None:
     with tempfile.TemporaryDirectory() as work:
         download = subprocess.run(["apt-get", "download", package], cwd=work, capture_output=True, text=True)
         if download.returncode != 0:
+            # A fresh machine may have no package lists yet.
+            subprocess.run(["apt-get", "update", "-qq"], capture_output=True, text=True)
+            download = subprocess.run(["apt-get", "download", package], cwd=work, capture_output=True, text=True)
+        if download.returncode != 0:
             raise RuntimeError(
-                f"`apt-get download {package}` failed (run `apt-get update` first?):\n{download.stderr.strip()}"
+                f"`apt-get download {package}` failed, also after `apt-get update`:\n{download.stderr.strip()}"
             )
         (deb,) = Path(work).glob("*.deb")
         unpacked = Path(work) / "root"

@@ -1,0 +1,1 @@
+"""`tfbert` subcommands that need more than a few lines; each imports TensorFlow only when it runs."""

@@ -59,8 +59,9 @@ def test_electra_total_loss_weights_replaced_token_detection_fifty_times():
 def test_electra_discriminator_saved_for_fine_tuning(tmp_path):
     model = tiny_model("electra", seed=1)
     inputs, _ = batch_for(model.config)
-    model.save_encoder(tmp_path / "discriminator.keras")
-    encoder = keras.models.load_model(tmp_path / "discriminator.keras")
+    path = model.save_encoder(str(tmp_path / "encoder"))
+    assert path == str(tmp_path / "encoder" / "encoder.keras")
+    encoder = keras.models.load_model(path)
     assert encoder.config == model.config.encoder and "pooler" not in [layer.name for layer in encoder.layers]
     features = {name: inputs[name] for name in ("token_ids", "segment_ids", "padding_mask")}
     np.testing.assert_array_equal(encoder(features)["sequence_output"], model.discriminator(features)["sequence_output"])

@@ -207,9 +207,10 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         self.track_objectives(("mlm", "rtd"), loss_weights={"rtd": rtd_weight})
         self._ratios = {name: RatioMetric(name=name) for name in ("rtd_precision", "rtd_recall")}
 
-    def save_encoder(self, path) -> None:
-        """Saves the discriminator `Encoder` (what ELECTRA fine-tunes and exports) as a `.keras` file."""
-        self.discriminator.save(path)
+    @property
+    def encoder(self) -> Encoder:
+        """The discriminator: the encoder ELECTRA fine-tunes and exports (see `save_encoder`)."""
+        return self.discriminator
 
     def replaced_labels(self, x, y, y_pred):
         """1.0 where the corrupted input differs from the original token, else 0.0."""

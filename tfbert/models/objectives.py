@@ -11,6 +11,7 @@ under JAX's SPMD distribution. Masks are numbers, never bool tensors, which
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Mapping
 
 import keras
@@ -89,6 +90,14 @@ class WeightedObjectives:
             self.loss_weights.get(objective, 1.0) * replica_share_of_mean(loss, weight, self.replica_sum)
             for objective, (loss, _, weight) in self.objective_terms(x, y, y_pred).items()
         )
+
+    def save_encoder(self, directory: str) -> str:
+        """Writes the encoder that fine-tuning and export use (`self.encoder`) to `directory/encoder.keras`."""
+        if "://" not in directory:
+            os.makedirs(directory, exist_ok=True)
+        path = f"{directory.rstrip('/')}/encoder.keras"
+        self.encoder.save(path)
+        return path
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         for objective, (loss, hits, weight) in self.objective_terms(x, y, y_pred).items():

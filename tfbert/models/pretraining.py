@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any, Mapping
 
 import keras
@@ -96,14 +95,6 @@ class PretrainingModel(WeightedObjectives, keras.Model):
             )
             terms[self.pair_objective] = (pair_loss, pair_hits, ops.ones_like(pair_loss))
         return terms
-
-    def save_encoder(self, directory: str) -> str:
-        """Writes the encoder alone to `directory/encoder.keras` (for fine-tuning and export)."""
-        if "://" not in directory:
-            os.makedirs(directory, exist_ok=True)
-        path = f"{directory.rstrip('/')}/encoder.keras"
-        self.encoder.save(path)
-        return path
 
     def get_config(self) -> dict[str, Any]:
         return {

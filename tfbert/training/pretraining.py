@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import tempfile
 from pathlib import Path
 from typing import Sequence
@@ -237,7 +236,7 @@ def xlm_examples(
 
 
 def build_pretraining_model(config: ModelConfig, *, objective: str = "mlm", seed: int | None = None) -> keras.Model:
-    """The pretraining model of `config.architecture`, with `save_encoder(directory)` for the driver."""
+    """The pretraining model of `config.architecture`; each has the driver's `save_encoder(directory)`."""
     architecture = config.architecture
     if architecture in ("bert", "albert", "roberta"):
         return PretrainingModel(config)
@@ -246,34 +245,15 @@ def build_pretraining_model(config: ModelConfig, *, objective: str = "mlm", seed
         return XLMRobertaPretrainingModel(config)
     if architecture == "electra":
         from tfbert.models.electra import ElectraPretrainingModel
-        model = ElectraPretrainingModel(config, seed=seed)
-        encoder = model.discriminator
-    elif architecture == "spanbert":
+        return ElectraPretrainingModel(config, seed=seed)
+    if architecture == "spanbert":
         from tfbert.models.spanbert import SpanBertPretrainingModel
-        model = SpanBertPretrainingModel(config)
-        encoder = model.encoder
-    elif architecture == "xlm":
+        return SpanBertPretrainingModel(config)
+    if architecture == "xlm":
         from tfbert.models.xlm import XLMPretrainingModel
-        model = XLMPretrainingModel(config, objective=objective)
-        encoder = model.encoder
-    else:
-        _recipe(config)
-        raise AssertionError(architecture)
-    _attach_encoder_export(model, encoder)
-    return model
-
-
-def _attach_encoder_export(model: keras.Model, encoder: keras.Model) -> None:
-    """Gives `model` the driver's `save_encoder(directory)`: `directory/encoder.keras` (ELECTRA: the discriminator)."""
-
-    def save_encoder(directory: str) -> str:
-        if "://" not in directory:
-            os.makedirs(directory, exist_ok=True)
-        path = f"{directory.rstrip('/')}/encoder.keras"
-        encoder.save(path)
-        return path
-
-    object.__setattr__(model, "save_encoder", save_encoder)
+        return XLMPretrainingModel(config, objective=objective)
+    _recipe(config)
+    raise AssertionError(architecture)
 
 
 def config_for_tokenizer(config: ModelConfig, tokenizer: Tokenizer) -> ModelConfig:

@@ -2,7 +2,8 @@
 
 import pytest
 
-from tfbert.config import EncoderConfig, ModelConfig, available_configs, load_config, save_config
+from tfbert.config import (EncoderConfig, ModelConfig, PretrainingDefaults, available_configs, load_config,
+                           save_config)
 
 SMALL = dict(vocab_size=100, hidden_size=32, num_layers=2, num_heads=4, intermediate_size=64)
 
@@ -88,3 +89,19 @@ def test_yaml_errors_name_the_file(tmp_path):
 def test_albert_group_assignment_matches_albert():
     config = EncoderConfig(**{**SMALL, "num_layers": 12, "sharing": "all", "num_hidden_groups": 3})
     assert [config.group_of_layer(i) for i in range(12)] == [0] * 4 + [1] * 4 + [2] * 4
+
+
+def test_pretraining_recipe_section(tmp_path):
+    config = ModelConfig.from_dict({"architecture": "albert", "encoder": SMALL,
+                                    "pretraining": {"optimizer": "bert", "learning_rate": 1e-3}})
+    assert config.pretraining == PretrainingDefaults(optimizer="bert", learning_rate=1e-3)
+    assert config.to_dict()["pretraining"] == {"optimizer": "bert", "learning_rate": 1e-3}
+    save_config(config, tmp_path / "recipe.yaml")
+    assert load_config(tmp_path / "recipe.yaml") == config
+    assert "pretraining" not in load_config("albert_base").to_dict()
+    with pytest.raises(ValueError, match="'pretraining.learning_rate': got -1"):
+        ModelConfig.from_dict({"architecture": "bert", "encoder": SMALL, "pretraining": {"learning_rate": -1}})
+    with pytest.raises(ValueError, match="'pretraining.warmup_fraction': got 1.5"):
+        ModelConfig.from_dict({"architecture": "bert", "encoder": SMALL, "pretraining": {"warmup_fraction": 1.5}})
+    with pytest.raises(ValueError, match="'pretraining.lr'.*unknown key"):
+        ModelConfig.from_dict({"architecture": "bert", "encoder": SMALL, "pretraining": {"lr": 1e-3}})

@@ -1,5 +1,6 @@
 """The `tfbert` command line.
 
+    tfbert quickstart                                # vocabulary, tiny ALBERT, SavedModel, fill-mask (CPU minutes)
     tfbert configs                                   # shipped configs with parameter counts
     tfbert vocab --kind sentencepiece --data corpus.txt --vocab-size 8000 --output vocab/
     tfbert pretrain --config albert_tiny --tokenizer vocab/ --data corpus.txt --steps 1000 --model-dir runs/a
@@ -85,7 +86,8 @@ def run_pretrain(args: argparse.Namespace) -> None:
         model = pretrain(
             config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
             global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,
-            max_predictions=args.max_predictions, learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
+            max_predictions=args.max_predictions, optimizer_recipe=args.optimizer, learning_rate=args.learning_rate,
+            warmup_steps=args.warmup_steps,
             checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution, seed=args.seed,
         )
     except (FileNotFoundError, ValueError) as error:
@@ -127,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tfbert", description="BERT-family encoders for TensorFlow and Keras.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    from tfbert.commands.quickstart import add_quickstart_parser
+
+    add_quickstart_parser(commands)
+
     configs = commands.add_parser("configs", help="list the shipped configs with their encoders' parameter counts")
     configs.set_defaults(run=run_configs)
 
@@ -152,8 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     pretrain.add_argument("--sequence-length", type=int, default=128)
     pretrain.add_argument("--max-predictions", type=int, default=20, help="masked positions per sequence")
-    pretrain.add_argument("--learning-rate", type=float, help="peak learning rate (default: the paper's recipe)")
-    pretrain.add_argument("--warmup-steps", type=int, help="warm-up steps (default: the paper's recipe)")
+    pretrain.add_argument("--optimizer", choices=["bert", "roberta", "albert", "electra", "electra-base"],
+                          help="optimizer recipe: bert, roberta, electra (AdamW), albert (LAMB); default: the "
+                               "config's pretraining recipe, else the architecture's paper")
+    pretrain.add_argument("--learning-rate", type=float,
+                          help="peak learning rate (default: the config's pretraining recipe, else the paper's)")
+    pretrain.add_argument("--warmup-steps", type=int,
+                          help="warm-up steps (default: the config's pretraining recipe, else the paper's)")
     pretrain.add_argument("--checkpoint-every", type=int, default=1000)
     pretrain.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
     pretrain.add_argument("--seed", type=int)

@@ -193,6 +193,40 @@ def scaled_generator(discriminator: EncoderConfig, fraction: float = 0.25) -> En
 
 
 @dataclasses.dataclass(frozen=True)
+class PretrainingDefaults:
+    """The pretraining recipe a config asks for, used by `pretrain` where its caller gives none.
+
+    `optimizer` names a `tfbert.training.optimization` recipe (`bert` is AdamW, `albert` LAMB);
+    `learning_rate` and `warmup_fraction` (of the total steps) replace that recipe's peak rate
+    and warm-up, but only while the optimizer is this one: asking `pretrain` for another
+    optimizer gets that optimizer's own recipe. The published configs have none (the papers'
+    recipes apply); the tiny CPU configs set one, because the papers' recipes are made for
+    batches of thousands and runs of 100k+ steps (see benchmarks/RESULTS.md).
+
+    Example (YAML):
+        pretraining:
+          optimizer: bert
+          learning_rate: 2.0e-3
+          warmup_fraction: 0.1
+    """
+
+    optimizer: str | None = None
+    learning_rate: float | None = None
+    warmup_fraction: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.optimizer is not None and not isinstance(self.optimizer, str):
+            _fail("pretraining.optimizer", self.optimizer, "expected an optimizer recipe name such as 'bert'")
+        if self.learning_rate is not None:
+            _check_positive_float("pretraining.learning_rate", self.learning_rate)
+        if self.warmup_fraction is not None:
+            _check_rate("pretraining.warmup_fraction", self.warmup_fraction)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {key: value for key, value in dataclasses.asdict(self).items() if value is not None}
+
+
+@dataclasses.dataclass(frozen=True)
 class ModelConfig:
     """An architecture: which heads and objectives sit on an encoder config.
 
@@ -211,10 +245,14 @@ class ModelConfig:
     encoder: EncoderConfig
     description: str = ""
     generator: EncoderConfig | None = None
+    pretraining: PretrainingDefaults | None = None
 
     def __post_init__(self) -> None:
         if self.architecture not in ARCHITECTURES:
             _fail("architecture", self.architecture, f"allowed: {', '.join(ARCHITECTURES)}")
+        if self.pretraining is not None and not isinstance(self.pretraining, PretrainingDefaults):
+            object.__setattr__(self, "pretraining",
+                               _from_mapping(PretrainingDefaults, self.pretraining, "pretraining"))
         if not isinstance(self.encoder, EncoderConfig):
             object.__setattr__(self, "encoder", EncoderConfig.from_dict(self.encoder))
         if self.generator is not None and not isinstance(self.generator, EncoderConfig):
@@ -232,6 +270,8 @@ class ModelConfig:
         data = {"architecture": self.architecture, "encoder": self.encoder.to_dict(), "description": self.description}
         if self.generator is not None:
             data["generator"] = self.generator.to_dict()
+        if self.pretraining is not None:
+            data["pretraining"] = self.pretraining.to_dict()
         return data
 
     @classmethod

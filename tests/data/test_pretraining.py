@@ -152,3 +152,19 @@ def test_end_to_end_batches(objective, wordpiece, lee_documents_path):
     for key in first:
         np.testing.assert_array_equal(first[key], batches[0][key])
     assert not np.array_equal(again[0]["masked_positions"], batches[0]["masked_positions"])
+
+
+def test_shuffle_buffer_mixes_examples_and_repeats_with_the_seed(wordpiece, lee_documents_path):
+    """The same examples in another order; the same order for the same seed; document order without a buffer."""
+    packer = SegmentPacker(64, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id, style="roberta")
+    masker = MaskedLMMasker.for_tokenizer(wordpiece, max_predictions=10)
+    documents = text_line_documents(lee_documents_path, one_document_per_line=True)
+
+    def lengths(shuffle_buffer, seed=0):
+        ds = pretraining_dataset(documents, wordpiece, objective="doc_sentences", packer=packer, masker=masker,
+                                 batch_size=1, seed=seed, shuffle_buffer=shuffle_buffer)
+        return [int(batch["padding_mask"].sum()) for batch in ds.as_numpy_iterator()]
+
+    in_order, shuffled = lengths(0), lengths(200)
+    assert sorted(in_order) == sorted(shuffled) and in_order != shuffled
+    assert lengths(200) == shuffled and lengths(200, seed=1) != shuffled

@@ -4,11 +4,11 @@ import keras
 import numpy as np
 import pytest
 
-from tfbert.config import load_config
+from tfbert.config import PretrainingDefaults, load_config
 from tfbert.models.encoder import Encoder
 from tfbert.text import load_tokenizer
 from tfbert.text.vocab_training import train_sentencepiece
-from tfbert.training.pretraining import documents_from, pretrain, pretraining_examples
+from tfbert.training.pretraining import documents_from, optimizer_settings, pretrain, pretraining_examples
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +58,17 @@ def test_pretrain_writes_checkpoints_encoder_tokenizer_and_config(botchan_corpus
 def test_missing_corpus_file_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="nope.txt"):
         documents_from([str(tmp_path / "nope.txt")])
+
+
+def test_optimizer_settings_caller_then_config_recipe_then_paper():
+    albert = load_config("albert_base")
+    assert optimizer_settings(albert, 1000) == ("albert", None, None)
+    assert optimizer_settings(albert, 1000, learning_rate=1e-3, warmup_steps=5) == ("albert", 1e-3, 5)
+    tuned = albert.replace(pretraining=PretrainingDefaults(optimizer="bert", learning_rate=2e-3, warmup_fraction=0.1))
+    assert optimizer_settings(tuned, 1000) == ("bert", 2e-3, 100)
+    assert optimizer_settings(tuned, 1000, learning_rate=5e-4) == ("bert", 5e-4, 100)
+    # Another optimizer than the config's gets that optimizer's own recipe, not the config's rate.
+    assert optimizer_settings(tuned, 1000, optimizer_recipe="albert") == ("albert", None, None)
+    # A section without an optimizer tunes the architecture's own.
+    rate_only = albert.replace(pretraining=PretrainingDefaults(learning_rate=3e-3))
+    assert optimizer_settings(rate_only, 1000) == ("albert", 3e-3, None)

@@ -123,8 +123,13 @@ def pretraining_examples(
     sequence_length: int = 128,
     max_predictions: int = 20,
     seed: int | None = None,
+    shuffle_buffer: int = 1000,
 ) -> tf.data.Dataset:
-    """`(inputs, labels)` batches for `config`'s architecture, masked anew on every pass."""
+    """`(inputs, labels)` batches for `config`'s architecture, masked anew on every pass.
+
+    BERT, ALBERT, RoBERTa, SpanBERT and XLM-R examples are shuffled with a buffer of
+    `shuffle_buffer` before batching (0: document order; see `pretraining_dataset`).
+    """
     recipe = _recipe(config)
     packer = SegmentPacker(sequence_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id,
                            style=recipe.packing_style)
@@ -136,7 +141,7 @@ def pretraining_examples(
         examples = electra_dataset(documents, tokenizer, packer=packer, masker=masker, batch_size=batch_size, seed=seed)
     else:
         examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, packer=packer,
-                                       masker=masker, batch_size=batch_size, seed=seed)
+                                       masker=masker, batch_size=batch_size, seed=seed, shuffle_buffer=shuffle_buffer)
     return examples.map(lambda batch: split_inputs_and_labels(batch, config)).prefetch(tf.data.AUTOTUNE)
 
 
@@ -273,6 +278,34 @@ def config_for_tokenizer(config: ModelConfig, tokenizer: Tokenizer) -> ModelConf
     return config.replace(encoder=encoder, generator=generator)
 
 
+def optimizer_settings(
+    config: ModelConfig,
+    steps: int,
+    optimizer_recipe: str | None = None,
+    learning_rate: float | None = None,
+    warmup_steps: int | None = None,
+) -> tuple[str, float | None, int | None]:
+    """The optimizer recipe, peak learning rate and warm-up steps a pretraining run uses.
+
+    What the caller gives wins; then the config's `pretraining` section (its learning rate
+    and warm-up only apply to its own optimizer); then the architecture's published recipe
+    (`None` leaves the recipe's own rate or warm-up in `create_optimizer`).
+
+    Example:
+        >>> optimizer_settings(load_config("albert_base"), 10_000)
+        ('albert', None, None)
+    """
+    defaults = config.pretraining
+    config_recipe = (defaults and defaults.optimizer) or OPTIMIZER_RECIPES.get(config.architecture, "bert")
+    recipe_name = optimizer_recipe or config_recipe
+    if defaults is not None and recipe_name == config_recipe:
+        if learning_rate is None:
+            learning_rate = defaults.learning_rate
+        if warmup_steps is None and defaults.warmup_fraction is not None:
+            warmup_steps = int(round(defaults.warmup_fraction * steps))
+    return recipe_name, learning_rate, warmup_steps
+
+
 def pretrain(
     config: str | ModelConfig,
     *,
@@ -290,6 +323,7 @@ def pretrain(
     checkpoint_every: int = 1000,
     steps_per_execution: int = 1,
     seed: int | None = None,
+    shuffle_buffer: int = 1000,
     verbose: str | int = "auto",
     callbacks: list[keras.callbacks.Callback] | None = None,
 ) -> PretrainingModel:
@@ -299,12 +333,16 @@ def pretrain(
     `tfds:NAME`, `corpus:web` (the bundled corpus), or for XLM `tlm:SRC,TGT`,
     `mlm:A,B,...`, `clm:A,B,...` (see `xlm_examples`).
 
+    Documents, then examples, are shuffled with buffers of `shuffle_buffer`
+    (seeded by `seed`, reshuffled every pass over the data; 0 keeps corpus order).
+
     Rerunning the same call resumes from the newest checkpoint in `model_dir`.
     At the end `model_dir` holds `encoder/encoder.keras`, `tokenizer/` and
     `config.yaml`, which fine-tuning and export read.
     """
     config = load_config(config) if isinstance(config, str) else config
-    recipe_name = optimizer_recipe or OPTIMIZER_RECIPES.get(config.architecture, "bert")
+    recipe_name, learning_rate, warmup_steps = optimizer_settings(config, steps, optimizer_recipe, learning_rate,
+                                                                  warmup_steps)
     if not isinstance(tokenizer, Tokenizer):
         tokenizer = load_tokenizer(tokenizer)
     config = config_for_tokenizer(config, tokenizer)
@@ -321,8 +359,11 @@ def pretrain(
             return xlm_examples(config, tokenizer, data, batch_size=batch_size, sequence_length=sequence_length,
                                 max_predictions=max_predictions, seed=seed, input_context=input_context)
         shard = shard_for_input_pipeline(documents, input_context)
+        if shuffle_buffer > 0:
+            shard = shard.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
         return pretraining_examples(config, tokenizer, shard.repeat(), batch_size=batch_size,
-                                    sequence_length=sequence_length, max_predictions=max_predictions, seed=seed)
+                                    sequence_length=sequence_length, max_predictions=max_predictions, seed=seed,
+                                    shuffle_buffer=shuffle_buffer)
 
     def optimizer_fn(total_steps: int) -> keras.optimizers.Optimizer:
         return create_optimizer(recipe_name, total_steps, learning_rate=learning_rate, warmup_steps=warmup_steps)

@@ -1,0 +1,242 @@
+"""`tfbert quickstart`: a vocabulary, a pretrained tiny ALBERT, a SavedModel and fill-mask, on the CPU.
+
+    tfbert quickstart                                  # about 8 minutes on 2 CPU cores
+    tfbert quickstart --steps 200                      # a shorter run (a worse model)
+    tfbert quickstart --output-dir saved_models/quickstart --work-dir quickstart_run
+
+Five steps, on the corpus bundled with tfbert (`tfbert.corpus`, the World English Bible, a chapter
+per document; every 10th chapter is held out):
+
+1. a SentencePiece vocabulary (`QUICKSTART.vocab_size` pieces) trained on the training chapters;
+2. `albert_tiny` pretrained with MLM + SOP through `tfbert.training.pretraining.pretrain`, with
+   the config's `pretraining` recipe (AdamW at 1e-3, 10% warm-up, no dropout; see
+   benchmarks/RESULTS.md) on sequences of 64 tokens, with a progress bar;
+3. masked-LM and sentence-order accuracy on the held-out chapters;
+4. a SavedModel taking raw strings (tokenization in the graph) for fill-mask, written to
+   `OUTPUT_DIR/VERSION/` in TF Serving's layout (a rerun adds the next version);
+5. the exported model loaded back and asked to fill the masks of a few sentences.
+
+Everything but the SavedModel goes to the work folder (default `quickstart_run/`): the corpus split
+(`data/`), the vocabulary (`vocab/`) and the pretraining run (`pretrain/`: checkpoints, TensorBoard
+logs, `encoder/`). A rerun starts again from scratch in the same folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import shutil
+import time
+import warnings
+from pathlib import Path
+from typing import Callable
+
+# TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
+
+WORK_MARKER = "tfbert_quickstart.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class QuickstartSettings:
+    """What the quickstart trains; the defaults fit 10 minutes on 2 CPU cores."""
+
+    config: str = "albert_tiny"
+    vocab_size: int = 4000
+    steps: int = 2000
+    batch_size: int = 32
+    sequence_length: int = 64
+    held_out_every: int = 10
+    seed: int = 0
+
+
+QUICKSTART = QuickstartSettings()
+
+# Sentences in the style of the corpus, with the word the text has at the mask: a slot that the
+# context decides among frequent words, then content words that take far longer training.
+FILL_MASK_SENTENCES = (
+    ("In the beginning, God created the heavens {mask} the earth.", "and"),
+    ("Speak to the children {mask} Israel.", "of"),
+    ("In the beginning, God created the {mask} and the earth.", "heavens"),
+    ("Yahweh is my {mask}; I shall lack nothing.", "shepherd"),
+)
+
+
+def write_corpus_split(folder: Path, held_out_every: int = 10) -> tuple[Path, Path]:
+    """The bundled corpus as `train.txt` and `held_out.txt` (every `held_out_every`-th chapter, from the first)."""
+    documents, current = [], []
+    for line in _bundled_corpus_lines():
+        if line:
+            current.append(line)
+        elif current:
+            documents.append(current)
+            current = []
+    if current:
+        documents.append(current)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = folder / "train.txt", folder / "held_out.txt"
+    held_out = [document for index, document in enumerate(documents) if index % held_out_every == 0]
+    train = [document for index, document in enumerate(documents) if index % held_out_every]
+    for path, part in zip(paths, (train, held_out)):
+        path.write_text("\n\n".join("\n".join(document) for document in part) + "\n", encoding="utf-8")
+    return paths
+
+
+def _bundled_corpus_lines():
+    import gzip
+
+    import tfbert.corpus
+
+    with gzip.open(tfbert.corpus.path(), "rt", encoding="utf-8") as handle:
+        for line in handle:
+            yield line.strip()
+    yield ""
+
+
+def prepare_work_dir(work_dir: Path) -> None:
+    """Creates `work_dir`, or empties one that an earlier quickstart made; refuses any other non-empty folder."""
+    if work_dir.exists() and any(work_dir.iterdir()):
+        if not (work_dir / WORK_MARKER).is_file():
+            raise ValueError(f"--work-dir {str(work_dir)!r} exists and was not made by tfbert quickstart; "
+                             "give an empty or new folder")
+        shutil.rmtree(work_dir)
+    work_dir.mkdir(parents=True, exist_ok=True)
+
+
+def quickstart(
+    output_dir: str | Path = "saved_models/quickstart",
+    work_dir: str | Path = "quickstart_run",
+    *,
+    settings: QuickstartSettings = QUICKSTART,
+    print_fn: Callable[[str], None] = print,
+    verbose: str | int = "auto",
+) -> dict:
+    """Runs the five steps (see the module notes) and returns what it printed, as numbers.
+
+    Returns a dict with `held_out` (the Keras metrics on the held-out chapters), `saved_model`
+    (the version folder), `predictions` (sentence -> top tokens per mask) and `seconds` per step.
+    """
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    output_dir, work_dir = Path(output_dir), Path(work_dir)
+    prepare_work_dir(work_dir)
+    (work_dir / WORK_MARKER).write_text(json.dumps(dataclasses.asdict(settings), indent=2) + "\n", encoding="utf-8")
+    seconds: dict[str, float] = {}
+    clock, cpu_start = time.perf_counter(), time.process_time()
+
+    def lap(name: str) -> float:
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[name] = now - clock
+        clock = now
+        return seconds[name]
+
+    import tensorflow as tf
+
+    from tfbert.config import load_config
+    from tfbert.export.saved_model import export_saved_model
+    from tfbert.models.parameters import count_encoder_parameters
+    from tfbert.text.vocab_training import train_sentencepiece
+    from tfbert.training.pretraining import config_for_tokenizer, documents_from, pretrain, pretraining_examples
+
+    train_path, held_out_path = write_corpus_split(work_dir / "data", settings.held_out_every)
+    tokenizer = train_sentencepiece(str(train_path), settings.vocab_size, work_dir / "vocab", lowercase=True)
+    print_fn(f"[1/5] vocabulary: SentencePiece, {tokenizer.vocabulary_size():,} pieces, trained on "
+             f"{_count_documents(train_path):,} chapters of the bundled World English Bible "
+             f"({_count_documents(held_out_path):,} held out) in {lap('vocabulary'):.0f} s -> {work_dir / 'vocab'}")
+
+    config = config_for_tokenizer(load_config(settings.config), tokenizer)
+    encoder = config.encoder
+    print_fn(f"[2/5] pretraining {settings.config} (L={encoder.num_layers}, H={encoder.hidden_size}, "
+             f"E={encoder.embedding_size}, {count_encoder_parameters(encoder):,} parameters) with MLM + SOP: "
+             f"{settings.steps} steps of {settings.batch_size} x {settings.sequence_length} tokens on the CPU")
+    max_predictions = max_predictions_for(settings.sequence_length)
+    model = pretrain(config, tokenizer=tokenizer, data=[str(train_path)], model_dir=str(work_dir / "pretrain"),
+                     steps=settings.steps, global_batch_size=settings.batch_size, strategy="cpu",
+                     sequence_length=settings.sequence_length, max_predictions=max_predictions,
+                     checkpoint_every=settings.steps, seed=settings.seed, verbose=verbose)
+    print_fn(f"      trained in {lap('pretraining') / 60:.1f} min -> {work_dir / 'pretrain'}")
+
+    held_out = pretraining_examples(model.config, tokenizer, documents_from(str(held_out_path)),
+                                    batch_size=settings.batch_size, sequence_length=settings.sequence_length,
+                                    max_predictions=max_predictions, seed=settings.seed + 1)
+    with warnings.catch_warnings():
+        # One pass over the finite held-out set; Keras warns when a dataset of unknown length ends.
+        warnings.filterwarnings("ignore", message="Your input ran out of data")
+        scores = {name: float(value) for name, value in model.evaluate(held_out, verbose=0, return_dict=True).items()}
+    chance_loss = float(tf.math.log(float(tokenizer.vocabulary_size())))
+    print_fn(f"[3/5] held-out chapters: masked-LM accuracy {scores['mlm_accuracy']:.3f}, loss "
+             f"{scores['mlm_loss']:.2f} (a uniform guess: {chance_loss:.2f}); sentence-order accuracy "
+             f"{scores['sop_accuracy']:.3f} (chance: 0.5) [{lap('evaluation'):.0f} s]")
+
+    path = export_saved_model(model, output_dir.name, tokenizer=tokenizer, output_dir=output_dir.parent or ".",
+                              sequence_length=settings.sequence_length)
+    print_fn(f"[4/5] SavedModel (fill-mask, raw strings in) -> {path} [{lap('export'):.0f} s]")
+
+    loaded = tf.saved_model.load(str(path))
+    sentences = [sentence.format(mask=tokenizer.special_tokens["mask"]) for sentence, _ in FILL_MASK_SENTENCES]
+    outputs = loaded.signatures["serving_default"](text=tf.constant(sentences))
+    predictions = {}
+    print_fn(f"[5/5] fill-mask with the exported model (tf.saved_model.load('{path}')), top 5 per mask:")
+    for row, (sentence, (_, word)) in enumerate(zip(sentences, FILL_MASK_SENTENCES)):
+        tokens = [_readable(token) for token in outputs["tokens"][row, 0].numpy()]
+        probabilities = outputs["scores"][row, 0].numpy().tolist()
+        predictions[sentence] = list(zip(tokens, probabilities))
+        guesses = ", ".join(f"[{token}] {probability:.2f}" if token == word else f"{token} {probability:.2f}"
+                            for token, probability in predictions[sentence])
+        print_fn(f"      {sentence}\n        -> {guesses}   (the text: {word})")
+    lap("fill_mask")
+    print_fn("      Minutes of training teach the frequent words and where they go; content words such as "
+             "'heavens' take a longer run:\n"
+             f"      tfbert pretrain --config {settings.config} --tokenizer {work_dir / 'vocab'} --data {train_path} "
+             f"--sequence-length {settings.sequence_length} --max-predictions {max_predictions} --steps 20000 "
+             f"--model-dir runs/{settings.config}")
+    total = sum(seconds.values())
+    seconds["cpu"] = time.process_time() - cpu_start
+    print_fn(f"done in {total / 60:.1f} min ({seconds['cpu'] / 60:.1f} min of CPU time). Serve the export: "
+             f"docker run -p 8501:8501 -v $PWD/{output_dir}:/models/{output_dir.name} "
+             f"-e MODEL_NAME={output_dir.name} tensorflow/serving:{tf.__version__}")
+    return {"held_out": scores, "saved_model": path, "predictions": predictions, "seconds": seconds}
+
+
+def _readable(token: bytes) -> str:
+    """A SentencePiece piece without its word-start mark ("▁the" -> "the")."""
+    text = token.decode("utf-8", "replace")
+    return text[1:] if text.startswith("\u2581") and len(text) > 1 else text
+
+
+def max_predictions_for(sequence_length: int) -> int:
+    """Prediction slots for 15% masking: the expected count plus room for ALBERT's n-grams (19 for 128)."""
+    return max(sequence_length * 3 // 20, 2)
+
+
+def _count_documents(path: Path) -> int:
+    return sum(1 for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip())
+
+
+def run_quickstart(args: argparse.Namespace) -> None:
+    from tfbert.cli import CommandError
+
+    if args.steps is not None and args.steps < 1:
+        raise CommandError(f"--steps must be at least 1, got {args.steps}")
+    settings = QUICKSTART if args.steps is None else dataclasses.replace(QUICKSTART, steps=args.steps)
+    try:
+        quickstart(args.output_dir, args.work_dir, settings=settings)
+    except (FileNotFoundError, FileExistsError, ValueError) as error:
+        raise CommandError(str(error)) from None
+
+
+def add_quickstart_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Adds the `quickstart` subcommand to `tfbert`'s subparsers."""
+    parser = commands.add_parser(
+        "quickstart",
+        help="train a vocabulary and a tiny ALBERT on the bundled corpus, export it, and fill masks (CPU, minutes)",
+        description=__doc__.split("\n\n")[0] + " See README.md, Quickstart.")
+    parser.add_argument("--output-dir", default="saved_models/quickstart",
+                        help="the SavedModel goes to OUTPUT_DIR/VERSION/ (default saved_models/quickstart)")
+    parser.add_argument("--work-dir", default="quickstart_run",
+                        help="corpus split, vocabulary, checkpoints and logs (default quickstart_run; emptied "
+                             "on a rerun)")
+    parser.add_argument("--steps", type=int, help=f"pretraining steps (default {QUICKSTART.steps})")
+    parser.set_defaults(run=run_quickstart)
+    return parser

@@ -49,7 +49,7 @@ class PretrainingModel(WeightedObjectives, keras.Model):
         encoder = Encoder(encoder_config, dtype=policy, name="encoder")
         inputs = dict(encoder.input)
         inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")
-        encoded = encoder({name: inputs[name] for name in encoder.input})
+        encoded = encoder.encode_at_positions({name: inputs[name] for name in encoder.input}, inputs["masked_positions"])
 
         mlm_head = MaskedLMHead(
             encoder.token_embedding,
@@ -59,7 +59,7 @@ class PretrainingModel(WeightedObjectives, keras.Model):
             dtype=policy,
             name="mlm_head",
         )
-        outputs = {"mlm_logits": mlm_head(encoded["sequence_output"], inputs["masked_positions"])}
+        outputs = {"mlm_logits": mlm_head(encoded["sequence_output"])}
         pair_objective = PAIR_OBJECTIVES.get(config.architecture)
         if pair_objective:
             pair_head = SentencePairHead(

@@ -22,7 +22,7 @@ from keras import ops
 from tfbert.config import ModelConfig
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
-from tfbert.models.heads import gather_positions
+from tfbert.models.positions import gather_positions
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 
 OBJECTIVES = ("mlm", "clm")

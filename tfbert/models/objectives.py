@@ -74,6 +74,9 @@ class WeightedObjectives:
         ...         return {"mlm": (loss, hits, y["masked_weights"])}
     """
 
+    # Constructor arguments besides `config`, `name`, `trainable` and `dtype` that `get_config` records.
+    config_arguments: tuple[str, ...] = ()
+
     def track_objectives(self, objectives: tuple[str, ...], loss_weights: Mapping[str, float] | None = None) -> None:
         # The backend's cross-replica sum, set by tfbert.training under tf.distribute.
         self.replica_sum: ReplicaSum | None = None
@@ -98,6 +101,23 @@ class WeightedObjectives:
         path = f"{directory.rstrip('/')}/encoder.keras"
         self.encoder.save(path)
         return path
+
+    def record_dtype_policy(self, policy) -> None:
+        """Keeps the `dtype` argument for `get_config`: None (the global policy when loaded) stays None."""
+        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            **{argument: getattr(self, argument) for argument in self.config_arguments},
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": self._policy_name,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]):
+        return cls(**config)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         for objective, (loss, hits, weight) in self.objective_terms(x, y, y_pred).items():

@@ -78,7 +78,7 @@ class PretrainingModel(WeightedObjectives, keras.Model):
         self.config = config
         self.encoder = encoder
         self.pair_objective = pair_objective
-        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self.record_dtype_policy(policy)
         self.track_objectives(("mlm",) + ((pair_objective,) if pair_objective else ()))
 
     def objective_terms(self, x, y, y_pred) -> dict[str, Terms]:
@@ -95,15 +95,3 @@ class PretrainingModel(WeightedObjectives, keras.Model):
             )
             terms[self.pair_objective] = (pair_loss, pair_hits, ops.ones_like(pair_loss))
         return terms
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "config": self.config.to_dict(),
-            "name": self.name,
-            "trainable": self.trainable,
-            "dtype": self._policy_name,
-        }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> "PretrainingModel":
-        return cls(**config)

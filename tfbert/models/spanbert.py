@@ -112,6 +112,8 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
         >>> model.fit(dataset)
     """
 
+    config_arguments = ("span_positions",)
+
     def __init__(self, config: ModelConfig | Mapping[str, Any], span_positions: int = SPAN_POSITIONS, **kwargs):
         config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
         if config.architecture != "spanbert":
@@ -160,7 +162,7 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
         self.config = config
         self.span_positions = span_positions
         self.encoder = encoder
-        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self.record_dtype_policy(policy)
         self.track_objectives(("mlm", "sbo"))
 
     def objective_terms(self, x, y, y_pred) -> dict[str, Terms]:
@@ -170,16 +172,3 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
             objective: (*sparse_cross_entropy(y["masked_ids"], y_pred[f"{objective}_logits"]), weights)
             for objective in ("mlm", "sbo")
         }
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "config": self.config.to_dict(),
-            "span_positions": self.span_positions,
-            "name": self.name,
-            "trainable": self.trainable,
-            "dtype": self._policy_name,
-        }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> "SpanBertPretrainingModel":
-        return cls(**config)

@@ -58,3 +58,18 @@ def test_pretrain_writes_checkpoints_encoder_tokenizer_and_config(botchan_corpus
 def test_missing_corpus_file_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="nope.txt"):
         documents_from([str(tmp_path / "nope.txt")])
+
+
+def test_documents_from_a_dataset_and_from_tfrecord_files(tmp_path):
+    import tensorflow as tf
+
+    documents = tf.data.Dataset.from_tensor_slices(tf.constant([["a b."], ["c d."]]))
+    assert documents_from(documents) is documents
+    first = next(iter(documents_from(["corpus:web"]))).numpy()
+    assert first[0].decode().startswith("In the beginning")
+    path = str(tmp_path / "corpus.tfrecord")
+    with tf.io.TFRecordWriter(path) as writer:
+        for document in ("First line.\nSecond line.", "Another document."):
+            writer.write(document.encode("utf-8"))
+    read = [[sentence.decode() for sentence in document.numpy()] for document in documents_from(str(tmp_path / "*.tfrecord"))]
+    assert read == [["First line.", "Second line."], ["Another document."]]

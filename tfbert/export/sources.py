@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import keras
@@ -81,14 +82,26 @@ def _from_pretraining_run(directory: Path) -> ExportSource:
     return ExportSource(model, model.encoder, "fill_mask", load_tokenizer(directory / "tokenizer"))
 
 
+def _is_tfbert_tokenizer(folder: Path) -> bool:
+    """A folder `save_assets` wrote: its tokenizer_config.json names a tfbert class (Hugging Face's does not)."""
+    try:
+        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and "class" in config
+
+
 def _tokenizer_beside(path: Path) -> Tokenizer | None:
     for candidate in (path / "tokenizer", path.parent / "tokenizer", path.parent.parent / "tokenizer", path):
-        if (candidate / "tokenizer_config.json").is_file():
+        if _is_tfbert_tokenizer(candidate):
             return load_tokenizer(candidate)
     if (path / "vocab.txt").is_file():
         from tfbert.text import WordPieceTokenizer
 
-        return WordPieceTokenizer.from_directory(path)
+        settings = path / "tokenizer_config.json"   # a Hugging Face folder's: do_lower_case
+        lowercase = json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True) \
+            if settings.is_file() else True
+        return WordPieceTokenizer(path / "vocab.txt", lowercase=lowercase)
     return None
 
 

@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import keras

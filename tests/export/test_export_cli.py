@@ -70,9 +70,9 @@ def test_wrong_labels_or_a_broken_keras_file(models, tokenizer, tmp_path):
 
 def test_a_hugging_face_folder_gives_its_vocab_txt_tokenizer(assets):
     """Its tokenizer_config.json is Hugging Face's (do_lower_case, no tfbert class): read vocab.txt beside it."""
-    from tfbert.export.sources import _tokenizer_beside
+    from tfbert.export.sources import resolve_source
     from tfbert.text import WordPieceTokenizer
 
-    tokenizer = _tokenizer_beside(assets("minilm/vocab.txt").parent)
+    tokenizer = resolve_source(assets("minilm/vocab.txt").parent).tokenizer
     assert isinstance(tokenizer, WordPieceTokenizer) and tokenizer.vocabulary_size() == 30522
     assert tokenizer.lowercase

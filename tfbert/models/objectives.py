@@ -121,8 +121,12 @@ class WeightedObjectives:
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         for objective, (loss, hits, weight) in self.objective_terms(x, y, y_pred).items():
-            self._trackers[f"{objective}_loss"].update_state(global_mean(loss, weight, self.replica_sum))
-            self._trackers[f"{objective}_accuracy"].update_state(global_mean(hits, weight, self.replica_sum))
+            # Weighted by the batch's total weight: the result is the mean over every element seen,
+            # and a batch without elements (Keras' last evaluation step on a dataset of unknown
+            # size) changes nothing.
+            total_weight = global_sum(ops.sum(ops.cast(weight, "float32")), self.replica_sum)
+            for name, values in ((f"{objective}_loss", loss), (f"{objective}_accuracy", hits)):
+                self._trackers[name].update_state(global_mean(values, weight, self.replica_sum), total_weight)
         return self.get_metrics_result()
 
 

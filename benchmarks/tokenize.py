@@ -113,6 +113,11 @@ def contenders():
         ("WordPiece (MiniLM, uncased)", "keras-hub WordPieceTokenizer", keras_hub_wordpiece),
         ("SentencePiece (Botchan unigram)", "sentencepiece encode (threads)", spm_library),
         ("SentencePiece (Botchan unigram)", "tfbert SentencePieceTokenizer", lambda: tf_contender(SentencePieceTokenizer(spm_model).tokenize)),
+        (
+            "SentencePiece (Botchan unigram)",
+            "tfbert SentencePieceTokenizer(exact=False)",
+            lambda: tf_contender(SentencePieceTokenizer(spm_model, exact=False).tokenize),
+        ),
         ("SentencePiece (Botchan unigram)", "keras-hub SentencePieceTokenizer", keras_hub_spm),
         ("Byte-level BPE (GPT-2)", "tiktoken encode_ordinary_batch", tiktoken_gpt2),
         ("Byte-level BPE (GPT-2)", "HF tokenizers encode_batch", hf_byte_bpe),

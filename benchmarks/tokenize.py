@@ -21,7 +21,6 @@ if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
 
 import argparse
 import base64
-import bz2
 import os
 import time
 from pathlib import Path
@@ -31,22 +30,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import tensorflow as tf  # noqa: E402
-from assets import asset  # noqa: E402
+from assets import asset, wikipedia_text_lines  # noqa: E402
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
 def corpus() -> list[str]:
-    lines, in_text = [], False
-    with bz2.open(asset("text/enwiki-sample.xml.bz2"), "rt", encoding="utf-8") as handle:
-        for line in handle:
-            if "<text" in line:
-                in_text, line = True, line.split(">", 1)[-1]
-            if in_text:
-                if "</text>" in line:
-                    line, in_text = line.split("</text>", 1)[0], False
-                if line.strip():
-                    lines.append(line.rstrip("\n"))
+    lines = wikipedia_text_lines(asset("text/enwiki-sample.xml.bz2"))
     lines += [line for line in asset("text/botchan.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
     return lines
 
@@ -123,6 +113,11 @@ def contenders():
         ("WordPiece (MiniLM, uncased)", "keras-hub WordPieceTokenizer", keras_hub_wordpiece),
         ("SentencePiece (Botchan unigram)", "sentencepiece encode (threads)", spm_library),
         ("SentencePiece (Botchan unigram)", "tfbert SentencePieceTokenizer", lambda: tf_contender(SentencePieceTokenizer(spm_model).tokenize)),
+        (
+            "SentencePiece (Botchan unigram)",
+            "tfbert SentencePieceTokenizer(exact=False)",
+            lambda: tf_contender(SentencePieceTokenizer(spm_model, exact=False).tokenize),
+        ),
         ("SentencePiece (Botchan unigram)", "keras-hub SentencePieceTokenizer", keras_hub_spm),
         ("Byte-level BPE (GPT-2)", "tiktoken encode_ordinary_batch", tiktoken_gpt2),
         ("Byte-level BPE (GPT-2)", "HF tokenizers encode_batch", hf_byte_bpe),

@@ -15,6 +15,7 @@ when the cache is incomplete.
 
 from __future__ import annotations
 
+import bz2
 import os
 import shutil
 import subprocess
@@ -112,6 +113,23 @@ def asset(relative: str) -> Path:
             f"test asset {relative!r} is missing under {ASSET_ROOT}; run `python tests/assets.py` first"
         )
     return path
+
+
+def wikipedia_text_lines(path: Path, limit: int | None = None) -> list[str]:
+    """Non-empty lines inside the <text> elements of a MediaWiki XML dump (.bz2): article text, markup kept."""
+    lines, in_text = [], False
+    with bz2.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if "<text" in line:
+                in_text, line = True, line.split(">", 1)[-1]
+            if in_text:
+                if "</text>" in line:
+                    line, in_text = line.split("</text>", 1)[0], False
+                if line.strip():
+                    lines.append(line.rstrip("\n"))
+                    if limit is not None and len(lines) >= limit:
+                        break
+    return lines
 
 
 def _members(archive: Path) -> dict[str, Callable[[], bytes]]:

@@ -5,6 +5,54 @@ import pytest
 
 from tfbert.cli import main
 
+# Each subcommand and options its --help must explain.
+HELP = {
+    "configs": ["tfbert configs"],
+    "vocab": ["--kind", "--data", "--vocab-size", "--output", "sentencepiece"],
+    "pretrain": ["--config", "--tokenizer", "--data", "--model-dir", "--steps", "--strategy", "resumes"],
+    "finetune": ["--pretrained", "--train", "--eval", "--glue", "--task", "--model-dir", "best.keras"],
+    "export": ["--name", "--tokenizer", "--labels", "--pair", "--output-dir", "--hub-pair", "TF Serving"],
+    "predict": ["--file", "--top-k", "--json", "--output", "--question", "--text-pair", "--signature", "stdin"],
+    "info": ["versions", "strategy"],
+    "convert": ["huggingface", "--output", "--heads"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(HELP))
+def test_every_subcommand_has_help_with_examples(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert exit_info.value.code == 0
+    assert out.startswith(f"usage: tfbert {command}") and f"examples:\n  tfbert {command}" in out
+    for word in HELP[command]:
+        assert word in out, f"{command} --help lacks {word}"
+
+
+def test_top_level_help_lists_every_subcommand(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert exit_info.value.code == 0 and all(f"    {command}" in out for command in HELP)
+
+
+def test_info_prints_versions_devices_and_strategy(capsys):
+    import tensorflow as tf
+
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("tfbert 0.") and f"TensorFlow {tf.__version__}" in out and "TF-Text" in out
+    assert "\nCPU: " in out and "\nstrategy auto: " in out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["info", "--gpus"])
+    assert exit_info.value.code == 2 and "unrecognized arguments: --gpus" in capsys.readouterr().err
+
+
+def _one_line_error(capsys, command: str) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith(f"tfbert {command}: error: ") and err.count("\n") == 1 and "Traceback" not in err
+    return err
+
 
 def test_configs_lists_every_config_with_its_count(capsys):
     assert main(["configs"]) == 0
@@ -63,6 +111,71 @@ def test_pretrain_and_vocab_bad_input(tmp_path, capsys):
     assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path / "no_tokenizer"),
                  "--data", "x.txt", "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
     assert "tokenizer" in capsys.readouterr().err
+
+
+def test_bad_input_messages_are_one_line(assets, tmp_path, capsys):
+    """Multi-line library errors (PyYAML's, TFDS's, SentencePiece's) come out as one line, exit status 2."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("architecture: bert\nencoder: {vocab_size: [\n")
+    common = ["--tokenizer", str(tmp_path), "--data", "x.txt", "--steps", "1"]
+    assert main(["pretrain", "--config", str(bad), "--model-dir", str(tmp_path / "run"), *common]) == 2
+    assert "is not valid YAML: while parsing a flow node: expected the node content, but found '<stream end>' " \
+           "at line 3, column 1" in _one_line_error(capsys, "pretrain")
+    (tmp_path / "a_file").write_text("x")
+    assert main(["pretrain", "--config", "bert_tiny", "--model-dir", str(tmp_path / "a_file"), *common]) == 2
+    assert f"--model-dir '{tmp_path / 'a_file'}' is a file" in _one_line_error(capsys, "pretrain")
+
+    vocab_dir = tmp_path / "vocab"
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hello world\nthe cat sat on the mat\n")
+    assert main(["vocab", "--kind", "wordpiece", "--data", str(corpus), "--vocab-size", "200",
+                 "--output", str(vocab_dir)]) == 0
+    capsys.readouterr()
+    assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(vocab_dir), "--data", "tfds:no_such_dataset",
+                 "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
+    assert "TensorFlow Datasets has no dataset 'no_such_dataset'" in _one_line_error(capsys, "pretrain")
+
+    vocab = ["vocab", "--data", str(corpus), "--output"]
+    assert main([*vocab, str(tmp_path / "v"), "--kind", "sentencepiece", "--vocab-size", "5"]) == 2
+    assert "Vocabulary size is smaller than required_chars" in _one_line_error(capsys, "vocab")
+    assert main([*vocab, str(tmp_path / "v"), "--kind", "wordpiece", "--vocab-size", "0"]) == 2
+    assert "--vocab-size 0: give a positive number" in _one_line_error(capsys, "vocab")
+    assert main([*vocab, str(corpus), "--kind", "wordpiece", "--vocab-size", "100"]) == 2
+    assert "is a file; give a folder" in _one_line_error(capsys, "vocab")
+    assert main([*vocab, str(tmp_path / "v"), "--kind", "byte_bpe", "--vocab-size", "3"]) == 2
+    assert "vocab_size 3 is smaller than the 261 special and byte tokens" in _one_line_error(capsys, "vocab")
+
+
+def test_finetune_unknown_task_and_unreachable_glue(assets, tmp_path, capsys, monkeypatch):
+    minilm = str(assets("minilm/config.json").parent)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["finetune", "--pretrained", minilm, "--train", "a.tsv", "--eval", "b.tsv", "--task", "ner",
+              "--model-dir", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "argument --task: invalid choice: 'ner' (choose from" in capsys.readouterr().err
+    assert main(["finetune", "--pretrained", minilm, "--glue", "sst3", "--model-dir", str(tmp_path)]) == 2
+    assert "unknown GLUE task 'sst3'; choose from cola, sst2" in _one_line_error(capsys, "finetune")
+    assert main(["finetune", "--pretrained", minilm, "--train", str(tmp_path / "none.tsv"), "--eval",
+                 str(tmp_path / "none.tsv"), "--model-dir", str(tmp_path / "run")]) == 2
+    assert "none.tsv: no such data file" in _one_line_error(capsys, "finetune")
+
+    import requests
+    import tensorflow_datasets as tfds
+
+    def offline(*args, **kwargs):
+        raise requests.exceptions.ConnectionError("Failed to resolve 'dl.fbaipublicfiles.com'")
+
+    monkeypatch.setattr(tfds, "load", offline)
+    assert main(["finetune", "--pretrained", minilm, "--glue", "sst2", "--model-dir", str(tmp_path / "run")]) == 2
+    err = _one_line_error(capsys, "finetune")
+    assert "cannot load glue/sst2 from TensorFlow Datasets (ConnectionError: Failed to resolve" in err
+    assert "needs the internet" in err
+
+
+def test_configs_takes_no_arguments(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["configs", "bert_base"])
+    assert exit_info.value.code == 2 and "unrecognized arguments: bert_base" in capsys.readouterr().err
 
 
 def test_finetune_classification_from_files_then_errors(assets, tmp_path, capsys):

@@ -6,6 +6,7 @@
     tfbert pretrain --config albert_tiny --tokenizer vocab/ --data corpus.txt --steps 1000 --model-dir runs/a
     tfbert finetune --pretrained runs/a --train train.tsv --eval dev.tsv --model-dir runs/cls
     tfbert export runs/cls/best.keras --name sst2 --tokenizer runs/cls/tokenizer --labels negative,positive
+    tfbert predict saved_models/sst2 "a gripping film"   # also --file PATH, stdin, --json; fill-mask, embeddings
     tfbert convert huggingface CHECKPOINT_DIR -o model.keras [--heads]
     tfbert info                                      # versions, devices, the strategy `auto` picks
 """
@@ -64,14 +65,22 @@ def run_vocab(args: argparse.Namespace) -> None:
     missing = [path for path in args.data if not os.path.isfile(path)]
     if missing:
         raise CommandError(f"corpus file {missing[0]!r} does not exist")
-    if args.kind == "wordpiece":
-        tokenizer = vocab_training.train_wordpiece(args.data, args.vocab_size, args.output, lowercase=not args.cased)
-    elif args.kind == "byte_bpe":
-        tokenizer = vocab_training.train_byte_bpe(args.data, args.vocab_size, args.output)
-    else:
-        model_type = "bpe" if args.kind == "sentencepiece_bpe" else "unigram"
-        tokenizer = vocab_training.train_sentencepiece(args.data, args.vocab_size, args.output,
-                                                       model_type=model_type, lowercase=not args.cased)
+    if args.vocab_size < 1:
+        raise CommandError(f"--vocab-size {args.vocab_size}: give a positive number of tokens")
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise CommandError(f"--output {args.output!r} is a file; give a folder to write the tokenizer into")
+    try:
+        if args.kind == "wordpiece":
+            tokenizer = vocab_training.train_wordpiece(args.data, args.vocab_size, args.output,
+                                                       lowercase=not args.cased)
+        elif args.kind == "byte_bpe":
+            tokenizer = vocab_training.train_byte_bpe(args.data, args.vocab_size, args.output)
+        else:
+            model_type = "bpe" if args.kind == "sentencepiece_bpe" else "unigram"
+            tokenizer = vocab_training.train_sentencepiece(args.data, args.vocab_size, args.output,
+                                                           model_type=model_type, lowercase=not args.cased)
+    except (OSError, ValueError, RuntimeError) as error:  # SentencePiece's trainer raises RuntimeError
+        raise CommandError(str(error)) from None
     print(f"wrote {args.output}: {type(tokenizer).__name__} with {tokenizer.vocabulary_size():,} tokens")
 
 
@@ -80,6 +89,8 @@ def run_pretrain(args: argparse.Namespace) -> None:
     from tfbert.config import load_config
     from tfbert.training.pretraining import pretrain
 
+    if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
+        raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
     try:
         config = load_config(args.config)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
@@ -90,7 +101,7 @@ def run_pretrain(args: argparse.Namespace) -> None:
             warmup_steps=args.warmup_steps,
             checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution, seed=args.seed,
         )
-    except (FileNotFoundError, ValueError) as error:
+    except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
     print(f"trained {args.steps} steps; encoder in {args.model_dir}/encoder/encoder.keras "
           f"({model.encoder.count_params():,} parameters)")
@@ -102,7 +113,7 @@ def run_finetune(args: argparse.Namespace) -> None:
 
     try:
         result = finetune_from_arguments(args)
-    except (FileNotFoundError, ValueError) as error:
+    except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
     scores = ", ".join(f"{name} {value:.4f}" for name, value in result["scores"].items())
     print(f"best epoch {result['best_epoch']}: {scores}; saved {result['path']}")
@@ -126,17 +137,30 @@ def run_info(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tfbert", description="BERT-family encoders for TensorFlow and Keras.")
+    from tfbert.commands import add_command as _command
+
+    parser = argparse.ArgumentParser(prog="tfbert", description="BERT-family encoders for TensorFlow and Keras.",
+                                     epilog="`tfbert COMMAND --help` describes each command, with examples.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     from tfbert.commands.quickstart import add_quickstart_parser
 
     add_quickstart_parser(commands)
 
-    configs = commands.add_parser("configs", help="list the shipped configs with their encoders' parameter counts")
+    configs = _command(
+        commands, "configs", "list the shipped configs with their encoders' parameter counts",
+        "List the configs shipped in tfbert (names for --config) with the architecture, layers (L), hidden size "
+        "(H), embedding size (E), cross-layer sharing and the encoder's parameter count.",
+        "  tfbert configs\n  tfbert pretrain --config albert_tiny ...   # a name from the list, or a YAML file\n")
     configs.set_defaults(run=run_configs)
 
-    vocab = commands.add_parser("vocab", help="train a tokenizer vocabulary on a corpus")
+    vocab = _command(
+        commands, "vocab", "train a tokenizer vocabulary on a corpus",
+        "Train a tokenizer on text files and write it to a folder that --tokenizer (pretrain, finetune, export) "
+        "reads.",
+        "  tfbert vocab --kind sentencepiece --data corpus.txt --vocab-size 8000 --output vocab/\n"
+        "  tfbert vocab --kind wordpiece --data a.txt b.txt --vocab-size 30522 --output vocab/ --cased\n"
+        "  tfbert vocab --kind byte_bpe --data corpus.txt --vocab-size 50265 --output vocab/   # RoBERTa\n")
     vocab.add_argument("--kind", required=True, choices=["wordpiece", "sentencepiece", "sentencepiece_bpe", "byte_bpe"],
                        help="wordpiece (BERT, ELECTRA), sentencepiece unigram or BPE (ALBERT, XLM-R), byte_bpe (RoBERTa)")
     vocab.add_argument("--data", required=True, nargs="+", help="text files, one sentence or paragraph a line")
@@ -145,8 +169,15 @@ def build_parser() -> argparse.ArgumentParser:
     vocab.add_argument("--cased", action="store_true", help="keep case (default: lower-case, as uncased BERT/ALBERT)")
     vocab.set_defaults(run=run_vocab)
 
-    pretrain = commands.add_parser(
-        "pretrain", help="pretrain BERT, ALBERT, RoBERTa, ELECTRA, SpanBERT, XLM or XLM-R; rerun to resume")
+    pretrain = _command(
+        commands, "pretrain", "pretrain BERT, ALBERT, RoBERTa, ELECTRA, SpanBERT, XLM or XLM-R; rerun to resume",
+        "Pretrain an encoder with its paper's objectives (MLM + NSP/SOP, replaced-token detection, span "
+        "boundaries, TLM) on text files or TensorFlow Datasets. Checkpoints go to --model-dir; rerunning the "
+        "same command resumes from the newest one. The final encoder is MODEL_DIR/encoder/encoder.keras.",
+        "  tfbert pretrain --config albert_tiny --tokenizer vocab/ --data corpus:web --steps 1000 --model-dir runs/a\n"
+        "  tfbert pretrain --config bert_base --tokenizer vocab/ --data a.txt b.txt --steps 100000 \\\n"
+        "      --model-dir gs://bucket/runs/bert --strategy tpu --steps-per-execution 200\n"
+        "  tfbert pretrain --config my_model.yaml --tokenizer vocab/ --data tfds:wikipedia/20230601.en ...\n")
     pretrain.add_argument("--config", required=True, help="a shipped config name (tfbert configs) or a YAML file")
     pretrain.add_argument("--tokenizer", required=True, help="tokenizer folder (tfbert vocab writes one)")
     pretrain.add_argument("--data", required=True, nargs="+",
@@ -172,14 +203,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     from tfbert.commands.export import add_export_parser
     from tfbert.commands.finetune import add_finetune_parser
+    from tfbert.commands.predict import add_predict_parser
 
     add_finetune_parser(commands).set_defaults(run=run_finetune)
     add_export_parser(commands)
+    add_predict_parser(commands)
 
-    info = commands.add_parser("info", help="versions, devices and the strategy 'auto' would pick")
+    info = _command(
+        commands, "info", "versions, devices and the strategy 'auto' would pick",
+        "Print the versions of tfbert, TensorFlow, TF-Text and Keras, the TPUs, GPUs and CPUs TensorFlow sees, "
+        "and the distribution strategy that --strategy auto picks on this machine.",
+        "  tfbert info\n")
     info.set_defaults(run=run_info)
 
-    convert = commands.add_parser("convert", help="convert a checkpoint from another library into a .keras file")
+    convert = _command(
+        commands, "convert", "convert a checkpoint from another library into a .keras file",
+        "Convert a Hugging Face BERT, ALBERT, RoBERTa, ELECTRA, XLM or XLM-R checkpoint folder (config.json and "
+        "model.safetensors or pytorch_model.bin) into a tfbert .keras file with the same outputs.",
+        "  tfbert convert huggingface all-MiniLM-L6-v2/ -o minilm.keras\n"
+        "  tfbert convert huggingface bert-base-uncased/ -o bert.keras --heads   # keep the MLM and NSP heads\n")
     convert.add_argument("source", choices=["huggingface"], help="the checkpoint's library")
     convert.add_argument("checkpoint", help="folder with config.json and model.safetensors or pytorch_model.bin")
     convert.add_argument("-o", "--output", required=True, help="the .keras file to write")
@@ -189,14 +231,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    # `tfbert predict MODEL --json a b`: texts after options (argparse gives a `*` positional only its first run).
+    intermixed = getattr(args, "intermixed", None)
+    if extras and intermixed and not any(extra.startswith("-") and extra != "-" for extra in extras):
+        getattr(args, intermixed).extend(extras)
+    elif extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
         args.run(args)
     except CommandError as error:
-        print(f"tfbert {args.command}: error: {error}", file=sys.stderr)
+        message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+        print(f"tfbert {args.command}: error: {message}", file=sys.stderr)
         return 2
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m tfbert.cli`: run the imported module's main, so the commands' `CommandError` is this one.
+    from tfbert.cli import main as cli_main
+
+    sys.exit(cli_main())

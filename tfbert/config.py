@@ -288,6 +288,16 @@ def available_configs() -> list[str]:
     return sorted(entry.name[: -len(".yaml")] for entry in folder.iterdir() if entry.name.endswith(".yaml"))
 
 
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """PyYAML's error in one line: the problem and where (its own text spans several lines with a caret)."""
+    problem, mark = getattr(error, "problem", None), getattr(error, "problem_mark", None)
+    if problem is None:
+        return " ".join(str(error).split())
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    context = getattr(error, "context", None)
+    return f"{context + ': ' if context else ''}{problem}{where}"
+
+
 def load_config(name_or_path: str | Path) -> ModelConfig:
     """Loads a shipped config by name (`"albert_base"`) or a YAML file by path."""
     path = Path(name_or_path)
@@ -308,7 +318,7 @@ def load_config(name_or_path: str | Path) -> ModelConfig:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise ValueError(f"config {source!r} is not valid YAML: {error}") from None
+        raise ValueError(f"config {source!r} is not valid YAML: {_yaml_problem(error)}") from None
     try:
         return ModelConfig.from_dict(data if data is not None else {})
     except (ValueError, TypeError) as error:

@@ -53,3 +53,26 @@ def test_bad_input(argv, message, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(CommandError, match=message):
         args.run(args)
+
+
+def test_wrong_labels_or_a_broken_keras_file(models, tokenizer, tmp_path):
+    models["classification"].save(tmp_path / "best.keras")
+    tokenizer.save_assets(tmp_path / "tokenizer")
+    args = _parse(str(tmp_path / "best.keras"), "--name", "x", "--output-dir", str(tmp_path / "out"),
+                  "--labels", "negative,positive", "--sequence-length", "16")
+    with pytest.raises(CommandError, match="2 label names for 3 classes"):
+        args.run(args)
+    (tmp_path / "broken.keras").write_text("not a zip archive")
+    args = _parse(str(tmp_path / "broken.keras"), "--name", "x", "--output-dir", str(tmp_path / "out"))
+    with pytest.raises(CommandError, match="is not a .keras file"):
+        args.run(args)
+
+
+def test_a_hugging_face_folder_gives_its_vocab_txt_tokenizer(assets):
+    """Its tokenizer_config.json is Hugging Face's (do_lower_case, no tfbert class): read vocab.txt beside it."""
+    from tfbert.export.sources import resolve_source
+    from tfbert.text import WordPieceTokenizer
+
+    tokenizer = resolve_source(assets("minilm/vocab.txt").parent).tokenizer
+    assert isinstance(tokenizer, WordPieceTokenizer) and tokenizer.vocabulary_size() == 30522
+    assert tokenizer.lowercase

@@ -7,7 +7,7 @@ import pytest
 from tfbert.models.encoder import build_encoder
 from tfbert.tasks.features import encode_choices, encode_texts, truncate_pair
 from tfbert.tasks.models import SequenceClassifier
-from tfbert.tasks.pretrained import load_pretrained_encoder
+from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
 from tfbert.tasks.tagging import encode_tagged_words, word_predictions
 from tfbert.tasks.tokenization import TensorFlowTokenizer, byte_to_char_offsets
 
@@ -89,6 +89,51 @@ def test_pretrained_encoder_from_keras_files_and_folders(tmp_path, assets):
     dense.save(tmp_path / "other.keras")
     with pytest.raises(ValueError, match="with no tfbert encoder"):
         load_pretrained_encoder(tmp_path / "other.keras")
+
+
+def test_pretrained_encoder_from_a_bucket(tmp_path):
+    import tensorflow as tf
+
+    encoder = build_encoder(CONFIG)
+    encoder.save(tmp_path / "encoder.keras")
+    tf.io.gfile.makedirs("ram://bucket/run/encoder")
+    tf.io.gfile.copy(str(tmp_path / "encoder.keras"), "ram://bucket/run/encoder/encoder.keras", overwrite=True)
+    for source in ("ram://bucket/run", "ram://bucket/run/encoder", "ram://bucket/run/encoder/encoder.keras"):
+        assert load_pretrained_encoder(source).count_params() == encoder.count_params()
+    with pytest.raises(FileNotFoundError, match="ram://bucket/none"):
+        load_pretrained_encoder("ram://bucket/none")
+
+
+def test_pretrained_tokenizer_of_runs_encoders_and_hugging_face_folders(tmp_path, assets):
+    from tfbert.export.sources import resolve_source
+    from tfbert.text import WordPieceTokenizer
+
+    minilm = assets("minilm/config.json").parent
+    tokenizer = load_pretrained_tokenizer(minilm)   # Hugging Face folder: vocab.txt, do_lower_case
+    assert isinstance(tokenizer, WordPieceTokenizer) and tokenizer.lowercase
+    assert tokenizer.tokenize(["Hello world"]).to_list() == [[7592, 2088]]
+    tokenizer.save_assets(tmp_path / "run" / "tokenizer")
+    (tmp_path / "run" / "encoder").mkdir()
+    build_encoder(CONFIG).save(tmp_path / "run" / "encoder" / "encoder.keras")
+    for source in (tmp_path / "run", tmp_path / "run" / "tokenizer", tmp_path / "run" / "encoder",
+                   tmp_path / "run" / "encoder" / "encoder.keras"):
+        assert load_pretrained_tokenizer(source).vocabulary() == tokenizer.vocabulary()
+    with pytest.raises(FileNotFoundError, match="no tokenizer found"):
+        load_pretrained_tokenizer(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        load_pretrained_tokenizer(tmp_path / "missing")
+    # Exporting a Hugging Face folder finds its tokenizer too (its tokenizer_config.json is not tfbert's).
+    assert isinstance(resolve_source(minilm).tokenizer, WordPieceTokenizer)
+
+
+def test_encode_texts_takes_a_tfbert_tokenizer(assets):
+    from tfbert.text import WordPieceTokenizer
+
+    wordpiece = WordPieceTokenizer(str(assets("minilm/vocab.txt")))
+    features = encode_texts(wordpiece, ["Hello world"], max_length=6)
+    assert features["token_ids"].tolist() == [[CLS, 7592, 2088, SEP, 0, 0]]
+    with pytest.raises(TypeError, match="tfbert.text tokenizer"):
+        encode_texts(object(), ["Hello"], max_length=6)
 
 
 def test_tfbert_wordpiece_offsets_through_the_adapter_reproduce_the_original_text(assets):

@@ -1,32 +1,15 @@
 """Real corpora and reference tokenizers for the tokenizer tests."""
 
 import base64
-import bz2
 
 import pytest
+from assets import wikipedia_text_lines
 from text_cases import GPT2_PATTERN
-
-
-def _wiki_lines(path, limit):
-    """Article text lines of the Wikipedia XML dump, crudely: lines inside <text> elements."""
-    lines, in_text = [], False
-    with bz2.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            if "<text" in line:
-                in_text, line = True, line.split(">", 1)[-1]
-            if in_text:
-                if "</text>" in line:
-                    line, in_text = line.split("</text>", 1)[0], False
-                if line.strip():
-                    lines.append(line.rstrip("\n"))
-                    if len(lines) >= limit:
-                        break
-    return lines
 
 
 @pytest.fixture(scope="session")
 def wiki_lines(assets):
-    return _wiki_lines(assets("text/enwiki-sample.xml.bz2"), limit=40_000)
+    return wikipedia_text_lines(assets("text/enwiki-sample.xml.bz2"), limit=40_000)
 
 
 @pytest.fixture(scope="session")

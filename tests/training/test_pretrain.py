@@ -72,3 +72,18 @@ def test_optimizer_settings_caller_then_config_recipe_then_paper():
     # A section without an optimizer tunes the architecture's own.
     rate_only = albert.replace(pretraining=PretrainingDefaults(learning_rate=3e-3))
     assert optimizer_settings(rate_only, 1000) == ("albert", 3e-3, None)
+
+
+def test_documents_from_a_dataset_and_from_tfrecord_files(tmp_path):
+    import tensorflow as tf
+
+    documents = tf.data.Dataset.from_tensor_slices(tf.constant([["a b."], ["c d."]]))
+    assert documents_from(documents) is documents
+    first = next(iter(documents_from(["corpus:web"]))).numpy()
+    assert first[0].decode().startswith("In the beginning")
+    path = str(tmp_path / "corpus.tfrecord")
+    with tf.io.TFRecordWriter(path) as writer:
+        for document in ("First line.\nSecond line.", "Another document."):
+            writer.write(document.encode("utf-8"))
+    read = [[sentence.decode() for sentence in document.numpy()] for document in documents_from(str(tmp_path / "*.tfrecord"))]
+    assert read == [["First line.", "Second line."], ["Another document."]]

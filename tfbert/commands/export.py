@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import zipfile
 from pathlib import Path
 
 
@@ -28,6 +29,8 @@ def run_export(args: argparse.Namespace) -> None:
 
     if not os.path.exists(args.source):
         raise CommandError(f"source {args.source!r} does not exist")
+    if args.source.endswith(".keras") and os.path.isfile(args.source) and not zipfile.is_zipfile(args.source):
+        raise CommandError(f"source {args.source!r} is not a .keras file (the zip archive model.save writes)")
     if args.tokenizer and not os.path.isdir(args.tokenizer):
         raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
     if args.sequence_length < 8:
@@ -54,7 +57,16 @@ def run_export(args: argparse.Namespace) -> None:
 
 def add_export_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `export` subcommand to `tfbert`'s subparsers."""
-    export = commands.add_parser("export", help="write a TF Serving SavedModel that takes raw strings")
+    from tfbert.commands import add_command
+
+    examples = [line.strip() for line in __doc__.splitlines() if line.strip().startswith("tfbert export")]
+    export = add_command(
+        commands, "export", "write a TF Serving SavedModel that takes raw strings",
+        "Write OUTPUT_DIR/NAME/VERSION/, a SavedModel whose serving_default takes raw strings (tokenizer, packing "
+        "and model in one graph) for TF Serving. The task follows the model: classification, regression, token "
+        "classification, question answering, embeddings (an encoder) or fill-mask (a pretraining run). Try the "
+        "export with tfbert predict.",
+        "\n".join(examples + ['tfbert predict saved_models/sst2 "a gripping film"']))
     export.add_argument("source", help="a task model / PretrainingModel / encoder .keras file, a pretraining run "
                                        "folder, an encoder folder or a Hugging Face checkpoint folder")
     export.add_argument("--name", required=True, help="model name: writes OUTPUT_DIR/NAME/VERSION/")

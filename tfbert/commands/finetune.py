@@ -27,21 +27,16 @@ class FinetuneInputError(ValueError):
 
 
 def find_tokenizer(pretrained: Path, tokenizer: str | None) -> "Tokenizer":
-    """The tokenizer given, else the pretraining run's `tokenizer/`, else a Hugging Face folder's `vocab.txt`."""
-    from tfbert.text import WordPieceTokenizer, load_tokenizer
+    """The tokenizer given, else the one that goes with the pretrained model (see `load_pretrained_tokenizer`)."""
+    from tfbert.tasks import load_pretrained_tokenizer
+    from tfbert.text import load_tokenizer
 
     if tokenizer:
         return load_tokenizer(tokenizer)
-    if (pretrained / "tokenizer").is_dir():
-        return load_tokenizer(pretrained / "tokenizer")
-    if (pretrained / "vocab.txt").is_file():
-        settings = pretrained / "tokenizer_config.json"
-        lowercase = json.loads(settings.read_text()).get("do_lower_case", True) if settings.is_file() else True
-        return WordPieceTokenizer(pretrained / "vocab.txt", lowercase=lowercase)
-    raise FinetuneInputError(
-        f"no tokenizer found for {pretrained}: expected {pretrained / 'tokenizer'} (a tfbert run) or "
-        f"{pretrained / 'vocab.txt'} (a Hugging Face BERT folder); pass --tokenizer"
-    )
+    try:
+        return load_pretrained_tokenizer(pretrained)
+    except FileNotFoundError as error:
+        raise FinetuneInputError(f"{error}; pass --tokenizer") from None
 
 
 def _examples(args: argparse.Namespace):
@@ -99,14 +94,29 @@ def run_finetune(args: argparse.Namespace) -> dict:
 
 
 def add_finetune_parser(commands) -> argparse.ArgumentParser:
-    parser = commands.add_parser("finetune", help="fine-tune a pretrained encoder for text classification or regression")
+    from tfbert.commands import add_command
+
+    parser = add_command(
+        commands, "finetune", "fine-tune a pretrained encoder for text classification or regression",
+        "Fine-tune a pretrained encoder (a tfbert pretraining run, an encoder .keras file or a Hugging Face folder) "
+        "for classification or regression on CSV/TSV/JSON Lines files or a GLUE task. The best epoch is kept in "
+        "MODEL_DIR/best.keras, with tokenizer/ and task.json beside it, which tfbert export reads.",
+        """
+        tfbert finetune --pretrained runs/albert_tiny --train train.tsv --eval dev.tsv --model-dir runs/sst2
+        tfbert finetune --pretrained all-MiniLM-L6-v2/ --train nli.csv --eval nli_dev.csv \\
+            --text-columns premise hypothesis --label-names entailment neutral contradiction --model-dir runs/nli
+        tfbert finetune --pretrained runs/bert --train sts.tsv --eval sts_dev.tsv --task regression --model-dir runs/sts
+        tfbert finetune --pretrained runs/bert --glue sst2 --model-dir runs/sst2    # GLUE from TFDS
+        tfbert export runs/sst2/best.keras --name sst2                             # then serve it
+        """)
     parser.add_argument("--pretrained", required=True,
                         help="a tfbert pretraining run, an encoder .keras file, or a Hugging Face folder")
     parser.add_argument("--model-dir", required=True, help="best.keras, best.json, tokenizer/ and task.json go here")
     parser.add_argument("--glue", help="a GLUE task from TensorFlow Datasets (sst2, mrpc, stsb, ...)")
     parser.add_argument("--train", help="CSV, TSV or JSON Lines file with text and label columns")
     parser.add_argument("--eval", help="the evaluation file, same columns")
-    parser.add_argument("--task", choices=["classification", "regression"], default="classification")
+    parser.add_argument("--task", choices=["classification", "regression"], default="classification",
+                        help="classification (integer or --label-names labels) or regression (float scores)")
     parser.add_argument("--text-columns", nargs="+", default=["sentence"], help="one column, or two for pairs")
     parser.add_argument("--label-column", default="label")
     parser.add_argument("--label-names", nargs="+", help="class names, when labels are strings")

@@ -98,7 +98,15 @@ def tfds_documents(
     """
     import tensorflow_datasets as tfds
 
-    examples = tfds.load(name, split=split, data_dir=data_dir, **load_kwargs)
+    try:
+        examples = tfds.load(name, split=split, data_dir=data_dir, **load_kwargs)
+    except tfds.core.registered.DatasetNotFoundError:
+        # TFDS's own message lists every registered dataset (thousands of words).
+        raise ValueError(f"TensorFlow Datasets has no dataset {name!r}; tfds.list_builders() lists them") from None
+    except (OSError, ImportError) as error:  # no network (requests' errors are OSErrors), a missing module
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise OSError(f"cannot load {name!r} from TensorFlow Datasets ({type(error).__name__}: {reason}); it "
+                      "downloads the data on first use, which needs the internet") from None
     documents = examples.map(lambda example: split_sentences(example[feature], sentence_split))
     return documents.filter(lambda document: tf.size(document) > 0)
 

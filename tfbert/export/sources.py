@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import keras
@@ -31,7 +32,7 @@ from tfbert.models.encoder import Encoder
 from tfbert.models.pretraining import PretrainingModel
 from tfbert.tasks.models import (MultipleChoice, SentenceEmbedder, SequenceClassifier, SequenceRegressor,
                                  SiameseEmbedder, SpanExtractor, TokenClassifier)
-from tfbert.tasks.pretrained import load_pretrained_encoder
+from tfbert.tasks.pretrained import find_pretrained_tokenizer, load_pretrained_encoder
 from tfbert.text import load_tokenizer
 from tfbert.text.base import Tokenizer
 
@@ -81,17 +82,6 @@ def _from_pretraining_run(directory: Path) -> ExportSource:
     return ExportSource(model, model.encoder, "fill_mask", load_tokenizer(directory / "tokenizer"))
 
 
-def _tokenizer_beside(path: Path) -> Tokenizer | None:
-    for candidate in (path / "tokenizer", path.parent / "tokenizer", path.parent.parent / "tokenizer", path):
-        if (candidate / "tokenizer_config.json").is_file():
-            return load_tokenizer(candidate)
-    if (path / "vocab.txt").is_file():
-        from tfbert.text import WordPieceTokenizer
-
-        return WordPieceTokenizer.from_directory(path)
-    return None
-
-
 def resolve_source(source: str | Path | keras.Model, pooling: str = "mean") -> ExportSource:
     """The model to serve, its encoder, the task and any tokenizer found beside a path (see the module notes).
 
@@ -111,5 +101,5 @@ def resolve_source(source: str | Path | keras.Model, pooling: str = "mean") -> E
     else:
         raise FileNotFoundError(f"{path}: expected a .keras file, a pretraining run folder, an encoder folder "
                                 "or a Hugging Face checkpoint folder")
-    resolved.tokenizer = _tokenizer_beside(path if path.is_dir() else path.parent)
+    resolved.tokenizer = find_pretrained_tokenizer(path)
     return resolved

@@ -8,6 +8,7 @@ import keras
 from keras import ops
 
 from tfbert.models.initializers import truncated_normal
+from tfbert.models.positions import gather_positions
 
 # Added to the scores of masked keys. Finite, so a row with every key masked
 # gives a uniform distribution instead of NaN.
@@ -67,26 +68,37 @@ class SelfAttention(keras.layers.Layer):
         self.output_dropout = keras.layers.Dropout(dropout_rate, dtype=policy, name="output_dropout")
         self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="layer_norm")
 
-    def build(self, inputs_shape, bias_shape=None):
+    def build(self, inputs_shape, bias_shape=None, query_positions_shape=None):
         self.query_key_value.build(inputs_shape)
         self.output_dense.build((*inputs_shape[:-1], self.hidden_size))
         self.layer_norm.build(inputs_shape)
 
-    def call(self, inputs, bias, training=None):
+    def call(self, inputs, bias, query_positions=None, training=None):
+        """`query_positions` `[batch, queries]` (optional) attends from those positions only and returns
+        `[batch, queries, hidden]`: every key and value is still used. Pretraining uses it in the
+        last layer, whose output is needed only where the heads read it. Needs a `[batch, 1, 1, key]` bias."""
         batch, length = ops.shape(inputs)[0], ops.shape(inputs)[1]
         fused = ops.reshape(self.query_key_value(inputs), (batch, length, 3, self.num_heads, self.head_size))
         query, key, value = fused[:, :, 0], fused[:, :, 1], fused[:, :, 2]
+        if query_positions is not None:
+            inputs = gather_positions(inputs, query_positions)
+            query = ops.reshape(
+                gather_positions(ops.reshape(query, (batch, length, self.hidden_size)), query_positions),
+                (batch, -1, self.num_heads, self.head_size),
+            )
         query = query * ops.cast(1.0 / math.sqrt(self.head_size), query.dtype)
         # Keras casts floating inputs to the compute dtype; the bias is float32 again here.
         scores = ops.cast(ops.einsum("bqnd,bknd->bnqk", query, key), "float32") + ops.cast(bias, "float32")
         probabilities = ops.softmax(scores, axis=-1)
         probabilities = self.attention_dropout(ops.cast(probabilities, self.compute_dtype), training=training)
         context = ops.einsum("bnqk,bknd->bqnd", probabilities, value)
-        context = ops.reshape(context, (batch, length, self.hidden_size))
+        context = ops.reshape(context, (batch, -1, self.hidden_size))
         attended = self.output_dropout(self.output_dense(context), training=training)
         return self.layer_norm(inputs + attended)
 
-    def compute_output_shape(self, inputs_shape, bias_shape=None):
+    def compute_output_shape(self, inputs_shape, bias_shape=None, query_positions_shape=None):
+        if query_positions_shape is not None:
+            return (inputs_shape[0], query_positions_shape[1], inputs_shape[2])
         return inputs_shape
 
     def get_config(self):

@@ -148,6 +148,8 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         >>> model.save_encoder("discriminator.keras")  # for fine-tuning and export
     """
 
+    config_arguments = ("rtd_weight", "seed")
+
     def __init__(
         self,
         config: ModelConfig | Mapping[str, Any],
@@ -172,7 +174,8 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")
         encoder_inputs = {name: inputs[name] for name in discriminator.input}
 
-        generated = generator(encoder_inputs)
+        # The generator's last layer runs only at the masked positions: its head reads nothing else.
+        generated = generator.encode_at_positions(encoder_inputs, inputs["masked_positions"])
         generator_head = MaskedLMHead(
             discriminator.token_embedding,
             activation="gelu",
@@ -181,7 +184,7 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
             dtype=policy,
             name="generator_head",
         )
-        mlm_logits = generator_head(generated["sequence_output"], inputs["masked_positions"])
+        mlm_logits = generator_head(generated["sequence_output"])
         sampled = GumbelSampler(seed, name="sampler")(mlm_logits)
         corrupted = ReplaceTokens(name="replace_tokens")(inputs["token_ids"], inputs["masked_positions"], sampled)
         discriminated = discriminator({**encoder_inputs, "token_ids": corrupted})
@@ -203,7 +206,7 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         self.seed = seed
         self.discriminator = discriminator
         self.generator = generator
-        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self.record_dtype_policy(policy)
         self.track_objectives(("mlm", "rtd"), loss_weights={"rtd": rtd_weight})
         self._ratios = {name: RatioMetric(name=name) for name in ("rtd_precision", "rtd_recall")}
 
@@ -242,17 +245,3 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         self._ratios["rtd_precision"].update_state(true_replaced, count(predicted))
         self._ratios["rtd_recall"].update_state(true_replaced, count(labels * real))
         return super().compute_metrics(x, y, y_pred, sample_weight)
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "config": self.config.to_dict(),
-            "rtd_weight": self.rtd_weight,
-            "seed": self.seed,
-            "name": self.name,
-            "trainable": self.trainable,
-            "dtype": self._policy_name,
-        }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> "ElectraPretrainingModel":
-        return cls(**config)

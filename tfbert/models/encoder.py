@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import keras
+from keras import ops
+
 from tfbert.config import EncoderConfig
 from tfbert.models.attention import SelfAttention, attention_bias
 from tfbert.models.embeddings import TextEmbeddings, TokenEmbedding
@@ -24,6 +26,36 @@ def _component_name(config: EncoderConfig, kind: str, layer: int, inner: int) ->
     if not shared:
         return f"layer{layer}_{kind}" if config.inner_group_num == 1 else f"layer{layer}_inner{inner}_{kind}"
     return f"group{config.group_of_layer(layer)}_inner{inner}_{kind}"
+
+
+def _run_layers(config, embeddings, projection, block, inputs, causal, last_layer_positions=None) -> list:
+    """Embeds `inputs` and runs every transformer layer; returns each layer's output.
+
+    `block(layer, inner)` gives the attention and feed-forward sub-layers to use. With
+    `last_layer_positions`, the last layer's output is computed at those positions only.
+    """
+    hidden = embeddings(
+        inputs["token_ids"],
+        inputs["segment_ids"] if config.type_vocab_size else None,
+        inputs["padding_mask"],
+        inputs.get("language_ids"),
+        inputs.get("position_ids"),
+    )
+    if projection is not None:
+        hidden = projection(hidden)
+    bias = attention_bias(inputs["padding_mask"], causal=causal)
+    layer_outputs = []
+    for layer in range(config.num_layers):
+        for inner in range(config.inner_group_num):
+            attention, feed_forward = block(layer, inner)
+            last_block = layer == config.num_layers - 1 and inner == config.inner_group_num - 1
+            if last_layer_positions is not None and last_block:
+                hidden = attention(hidden, bias, query_positions=last_layer_positions)
+            else:
+                hidden = attention(hidden, bias)
+            hidden = feed_forward(hidden)
+        layer_outputs.append(hidden)
+    return layer_outputs
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
@@ -80,19 +112,11 @@ class Encoder(keras.Model):
                 dtype=policy,
                 name="embeddings",
             )
-        hidden = embeddings(
-            inputs["token_ids"],
-            inputs["segment_ids"] if config.type_vocab_size else None,
-            inputs["padding_mask"],
-            inputs.get("language_ids"),
-            inputs.get("position_ids"),
-        )
+        projection = None
         if config.embedding_size != config.hidden_size:
-            hidden = keras.layers.Dense(
+            projection = keras.layers.Dense(
                 config.hidden_size, kernel_initializer=init, dtype=policy, name="embedding_projection"
-            )(hidden)
-
-        bias = attention_bias(inputs["padding_mask"], causal=causal)
+            )
         components: dict[str, keras.layers.Layer] = {}
 
         def component(kind: str, layer: int, inner: int) -> keras.layers.Layer:
@@ -122,13 +146,11 @@ class Encoder(keras.Model):
                     )
             return components[name]
 
-        layer_outputs = []
-        for layer in range(config.num_layers):
-            for inner in range(config.inner_group_num):
-                hidden = component("attention", layer, inner)(hidden, bias)
-                hidden = component("ffn", layer, inner)(hidden)
-            layer_outputs.append(hidden)
+        def block(layer: int, inner: int) -> tuple[keras.layers.Layer, keras.layers.Layer]:
+            return component("attention", layer, inner), component("ffn", layer, inner)
 
+        layer_outputs = _run_layers(config, embeddings, projection, block, inputs, causal)
+        hidden = layer_outputs[-1]
         pooled = hidden[:, 0, :]
         if config.pooler:
             pooled = keras.layers.Dense(
@@ -151,6 +173,30 @@ class Encoder(keras.Model):
             self.get_layer(_component_name(self.config, "attention", layer, inner)),
             self.get_layer(_component_name(self.config, "ffn", layer, inner)),
         )
+
+    def encode_at_positions(self, inputs: Mapping[str, Any], positions) -> dict[str, Any]:
+        """The last layer's output only at `positions` `[batch, count]`, and the pooled output.
+
+        The same numbers as `self(inputs)["sequence_output"]` gathered at `positions`, but the last
+        transformer layer attends from, and runs its feed-forward on, those positions and the first
+        one only: a pretraining head that reads a few positions (MLM, NSP/SOP) skips most of the last
+        layer's work. Returns `sequence_output` `[batch, count, hidden]` and `pooled_output`.
+
+        Example:
+            >>> outputs = encoder.encode_at_positions(inputs, masked_positions)
+            >>> outputs["sequence_output"].shape   # (batch, predictions, hidden)
+        """
+        if self.causal:
+            raise ValueError("encode_at_positions needs a bidirectional encoder; this one is causal")
+        with_first = ops.concatenate([ops.zeros_like(positions[:, :1]), positions], axis=1)
+        projection = self.get_layer("embedding_projection") if self.config.embedding_size != self.config.hidden_size else None
+        selected = _run_layers(
+            self.config, self.get_layer("embeddings"), projection, self.block, inputs, False, with_first
+        )[-1]
+        pooled = selected[:, 0, :]
+        if self.config.pooler:
+            pooled = self.get_layer("pooler")(pooled)
+        return {"sequence_output": selected[:, 1:, :], "pooled_output": pooled}
 
     def get_config(self) -> dict[str, Any]:
         return {

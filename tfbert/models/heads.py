@@ -8,14 +8,7 @@ from keras import ops
 from tfbert.models.activations import get_activation
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.initializers import truncated_normal
-
-
-def gather_positions(sequence, positions):
-    """`sequence[b, positions[b, p]]` for every batch row: `[batch, length, d]` -> `[batch, predictions, d]`."""
-    batch, length, width = ops.shape(sequence)[0], ops.shape(sequence)[1], ops.shape(sequence)[2]
-    offsets = ops.arange(batch, dtype="int32")[:, None] * length
-    flat = ops.reshape(sequence, (batch * length, width))
-    return ops.take(flat, ops.cast(positions, "int32") + offsets, axis=0)
+from tfbert.models.positions import gather_positions
 
 
 class MaskedLMHead(keras.layers.Layer):
@@ -58,14 +51,15 @@ class MaskedLMHead(keras.layers.Layer):
             shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias", autocast=False
         )
 
-    def call(self, sequence, positions):
-        selected = gather_positions(sequence, positions)
+    def call(self, sequence, positions=None):
+        """Logits at `positions` of `sequence`; without `positions`, `sequence` holds only the masked ones."""
+        selected = sequence if positions is None else gather_positions(sequence, positions)
         hidden = self.layer_norm(self.activation_fn(self.transform(selected)))
         logits = self.token_embedding(hidden, reverse=True)
         return ops.cast(logits, "float32") + self.output_bias
 
-    def compute_output_shape(self, sequence_shape, positions_shape):
-        return (*positions_shape, self.token_embedding.input_dim)
+    def compute_output_shape(self, sequence_shape, positions_shape=None):
+        return (*(sequence_shape[:-1] if positions_shape is None else positions_shape), self.token_embedding.input_dim)
 
 
 class SentencePairHead(keras.layers.Layer):

@@ -74,6 +74,9 @@ class WeightedObjectives:
         ...         return {"mlm": (loss, hits, y["masked_weights"])}
     """
 
+    # Constructor arguments besides `config`, `name`, `trainable` and `dtype` that `get_config` records.
+    config_arguments: tuple[str, ...] = ()
+
     def track_objectives(self, objectives: tuple[str, ...], loss_weights: Mapping[str, float] | None = None) -> None:
         # The backend's cross-replica sum, set by tfbert.training under tf.distribute.
         self.replica_sum: ReplicaSum | None = None
@@ -99,10 +102,31 @@ class WeightedObjectives:
         self.encoder.save(path)
         return path
 
+    def record_dtype_policy(self, policy) -> None:
+        """Keeps the `dtype` argument for `get_config`: None (the global policy when loaded) stays None."""
+        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            **{argument: getattr(self, argument) for argument in self.config_arguments},
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": self._policy_name,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]):
+        return cls(**config)
+
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         for objective, (loss, hits, weight) in self.objective_terms(x, y, y_pred).items():
-            self._trackers[f"{objective}_loss"].update_state(global_mean(loss, weight, self.replica_sum))
-            self._trackers[f"{objective}_accuracy"].update_state(global_mean(hits, weight, self.replica_sum))
+            # Weighted by the batch's total weight: the result is the mean over every element seen,
+            # and a batch without elements (Keras' last evaluation step on a dataset of unknown
+            # size) changes nothing.
+            total_weight = global_sum(ops.sum(ops.cast(weight, "float32")), self.replica_sum)
+            for name, values in ((f"{objective}_loss", loss), (f"{objective}_accuracy", hits)):
+                self._trackers[name].update_state(global_mean(values, weight, self.replica_sum), total_weight)
         return self.get_metrics_result()
 
 

@@ -49,7 +49,7 @@ class PretrainingModel(WeightedObjectives, keras.Model):
         encoder = Encoder(encoder_config, dtype=policy, name="encoder")
         inputs = dict(encoder.input)
         inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")
-        encoded = encoder({name: inputs[name] for name in encoder.input})
+        encoded = encoder.encode_at_positions({name: inputs[name] for name in encoder.input}, inputs["masked_positions"])
 
         mlm_head = MaskedLMHead(
             encoder.token_embedding,
@@ -59,7 +59,7 @@ class PretrainingModel(WeightedObjectives, keras.Model):
             dtype=policy,
             name="mlm_head",
         )
-        outputs = {"mlm_logits": mlm_head(encoded["sequence_output"], inputs["masked_positions"])}
+        outputs = {"mlm_logits": mlm_head(encoded["sequence_output"])}
         pair_objective = PAIR_OBJECTIVES.get(config.architecture)
         if pair_objective:
             pair_head = SentencePairHead(
@@ -78,7 +78,7 @@ class PretrainingModel(WeightedObjectives, keras.Model):
         self.config = config
         self.encoder = encoder
         self.pair_objective = pair_objective
-        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self.record_dtype_policy(policy)
         self.track_objectives(("mlm",) + ((pair_objective,) if pair_objective else ()))
 
     def objective_terms(self, x, y, y_pred) -> dict[str, Terms]:
@@ -95,15 +95,3 @@ class PretrainingModel(WeightedObjectives, keras.Model):
             )
             terms[self.pair_objective] = (pair_loss, pair_hits, ops.ones_like(pair_loss))
         return terms
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "config": self.config.to_dict(),
-            "name": self.name,
-            "trainable": self.trainable,
-            "dtype": self._policy_name,
-        }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> "PretrainingModel":
-        return cls(**config)

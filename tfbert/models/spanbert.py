@@ -22,9 +22,10 @@ from tfbert.config import ModelConfig
 from tfbert.models.activations import get_activation
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
-from tfbert.models.heads import MaskedLMHead, gather_positions
+from tfbert.models.heads import MaskedLMHead
 from tfbert.models.initializers import truncated_normal
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
+from tfbert.models.positions import gather_positions
 
 # Rows of the relative-position table: offsets 1..10 for SpanBERT's longest
 # spans (10 words) with room for words of several pieces; larger offsets are clipped.
@@ -111,6 +112,8 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
         >>> model.fit(dataset)
     """
 
+    config_arguments = ("span_positions",)
+
     def __init__(self, config: ModelConfig | Mapping[str, Any], span_positions: int = SPAN_POSITIONS, **kwargs):
         config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
         if config.architecture != "spanbert":
@@ -121,7 +124,15 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
         inputs = dict(encoder.input)
         for name in ("masked_positions",) + SPAN_INPUTS:
             inputs[name] = keras.Input(shape=(None,), dtype="int32", name=name)
-        sequence = encoder({name: inputs[name] for name in encoder.input})["sequence_output"]
+        # The encoder's last layer runs only at the masked positions and the span boundaries: the
+        # heads read nothing else. Rows [0, P) of `selected` are the masked positions, [P, 2P) the
+        # left boundaries and [2P, 3P) the right ones.
+        masked, left, right = inputs["masked_positions"], inputs["span_left_positions"], inputs["span_right_positions"]
+        selected = encoder.encode_at_positions(
+            {name: inputs[name] for name in encoder.input}, ops.concatenate([masked, left, right], axis=1)
+        )["sequence_output"]
+        slot = ops.cumsum(ops.ones_like(masked), axis=1) - 1
+        count = ops.sum(ops.ones_like(masked), axis=1, keepdims=True)
 
         mlm_head = MaskedLMHead(
             encoder.token_embedding,
@@ -141,14 +152,17 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
             name="sbo_head",
         )
         outputs = {
-            "mlm_logits": mlm_head(sequence, inputs["masked_positions"]),
-            "sbo_logits": sbo_head(sequence, *(inputs[name] for name in SPAN_INPUTS)),
+            "mlm_logits": mlm_head(selected, slot),
+            "sbo_logits": sbo_head(selected, slot + count, slot + 2 * count, inputs["span_offsets"]),
         }
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        if encoder_config.pooler:
+            # Neither objective reads the pooler; freezing it keeps it out of the optimizer.
+            encoder.get_layer("pooler").trainable = False
         self.config = config
         self.span_positions = span_positions
         self.encoder = encoder
-        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self.record_dtype_policy(policy)
         self.track_objectives(("mlm", "sbo"))
 
     def objective_terms(self, x, y, y_pred) -> dict[str, Terms]:
@@ -158,16 +172,3 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
             objective: (*sparse_cross_entropy(y["masked_ids"], y_pred[f"{objective}_logits"]), weights)
             for objective in ("mlm", "sbo")
         }
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "config": self.config.to_dict(),
-            "span_positions": self.span_positions,
-            "name": self.name,
-            "trainable": self.trainable,
-            "dtype": self._policy_name,
-        }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> "SpanBertPretrainingModel":
-        return cls(**config)

@@ -22,7 +22,7 @@ from keras import ops
 from tfbert.config import ModelConfig
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
-from tfbert.models.heads import gather_positions
+from tfbert.models.positions import gather_positions
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 
 OBJECTIVES = ("mlm", "clm")
@@ -94,6 +94,8 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
         >>> model.fit(dataset)
     """
 
+    config_arguments = ("objective",)
+
     def __init__(self, config: ModelConfig | Mapping[str, Any], objective: str = "mlm", **kwargs):
         config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
         if config.architecture != "xlm":
@@ -120,7 +122,7 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
         self.config = config
         self.objective = objective
         self.encoder = encoder
-        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self.record_dtype_policy(policy)
         self.track_objectives((objective,))
 
     def objective_terms(self, x, y, y_pred) -> dict[str, Terms]:
@@ -131,16 +133,3 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
         targets = ops.cast(x["token_ids"], "int32")[:, 1:]
         weights = ops.cast(x["padding_mask"], "float32")[:, 1:]
         return {"clm": (*sparse_cross_entropy(targets, y_pred["lm_logits"][:, :-1]), weights)}
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "config": self.config.to_dict(),
-            "objective": self.objective,
-            "name": self.name,
-            "trainable": self.trainable,
-            "dtype": self._policy_name,
-        }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> "XLMPretrainingModel":
-        return cls(**config)

@@ -23,7 +23,7 @@ from tfbert.tasks.models import (
     SpanExtractor,
     TokenClassifier,
 )
-from tfbert.tasks.pretrained import load_pretrained_encoder
+from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
 from tfbert.tasks.question_answering import QAExample, QAFeatures, decode_answers, make_features
 from tfbert.tasks.squad_examples import load_squad, read_squad_json, read_squad_jsonl
 from tfbert.tasks.tagging import encode_tagged_words, word_predictions
@@ -55,6 +55,7 @@ __all__ = [
     "finetune",
     "load_glue",
     "load_pretrained_encoder",
+    "load_pretrained_tokenizer",
     "load_squad",
     "make_features",
     "multiple_choice_evaluator",

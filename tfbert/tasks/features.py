@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from tfbert.tasks.tokenization import PieceTokenizer
+from tfbert.tasks.tokenization import PieceTokenizer, as_piece_tokenizer
 
 
 def truncate_pair(first: list[int], second: list[int], budget: int) -> tuple[list[int], list[int]]:
@@ -51,9 +51,13 @@ def encode_texts(
     pair_texts: Sequence[str] | None = None,
     max_length: int = 128,
 ) -> dict[str, np.ndarray]:
-    """Encoder inputs for single texts or text pairs, padded to `max_length`."""
+    """Encoder inputs for single texts or text pairs, padded to `max_length`.
+
+    `tokenizer` is a `PieceTokenizer` or a `tfbert.text` tokenizer (see `as_piece_tokenizer`).
+    """
     if pair_texts is not None and len(pair_texts) != len(texts):
         raise ValueError(f"{len(texts)} texts but {len(pair_texts)} pair texts")
+    tokenizer = as_piece_tokenizer(tokenizer)
     firsts = tokenizer.encode_with_offsets(list(texts))
     seconds = tokenizer.encode_with_offsets(list(pair_texts)) if pair_texts is not None else [None] * len(texts)
     packed = [pack(tokenizer, first.ids, second.ids if second is not None else None, max_length)

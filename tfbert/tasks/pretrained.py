@@ -1,12 +1,18 @@
-"""Find the pretrained encoder to fine-tune: a `.keras` file, a pretraining output folder, or a Hugging Face folder."""
+"""Find the pretrained encoder to fine-tune, and its tokenizer: a `.keras` file, a pretraining output folder, or a
+Hugging Face folder."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import keras
 
 from tfbert.models.encoder import Encoder
+
+if TYPE_CHECKING:
+    from tfbert.text.base import Tokenizer
 
 
 def load_pretrained_encoder(source: str | Path | Encoder, dtype: str | None = None) -> Encoder:
@@ -17,12 +23,16 @@ def load_pretrained_encoder(source: str | Path | Encoder, dtype: str | None = No
     a folder with `encoder.keras`, or a pretraining run's `model_dir` (whose
     `encoder/encoder.keras` `tfbert pretrain` writes); or a Hugging Face
     checkpoint folder (`config.json` + weights, through `load_huggingface`).
+    The `.keras` file and the tfbert folders may be in a bucket (`gs://...`).
 
     Example:
         >>> encoder = load_pretrained_encoder("runs/bert-base/encoder")
+        >>> encoder = load_pretrained_encoder("gs://my-bucket/runs/albert_base")
     """
     if isinstance(source, Encoder):
         return source
+    if "://" in str(source):
+        return _load_remote_encoder(str(source))
     path = Path(source)
     if path.is_dir():
         for candidate in (path / "encoder.keras", path / "encoder" / "encoder.keras"):
@@ -35,9 +45,80 @@ def load_pretrained_encoder(source: str | Path | Encoder, dtype: str | None = No
         raise FileNotFoundError(f"{path}: found neither encoder.keras (a tfbert encoder) nor config.json "
                                 "(a Hugging Face checkpoint)")
     if path.suffix == ".keras" and path.is_file():
-        model = keras.models.load_model(path, compile=False)
-        encoder = model if isinstance(model, Encoder) else getattr(model, "encoder", None)
-        if not isinstance(encoder, Encoder):
-            raise ValueError(f"{path} holds a {type(model).__name__} with no tfbert encoder")
-        return encoder
+        return _encoder_in(path)
     raise FileNotFoundError(f"{path}: expected a .keras file or a folder with encoder.keras or config.json")
+
+
+def _encoder_in(keras_file: str | Path) -> Encoder:
+    model = keras.models.load_model(keras_file, compile=False)
+    encoder = model if isinstance(model, Encoder) else getattr(model, "encoder", None)
+    if not isinstance(encoder, Encoder):
+        raise ValueError(f"{keras_file} holds a {type(model).__name__} with no tfbert encoder")
+    return encoder
+
+
+def _load_remote_encoder(url: str) -> Encoder:
+    """A `.keras` file, an encoder folder or a pretraining run folder in a bucket (Keras copies the file locally)."""
+    import tensorflow as tf
+
+    url = url.rstrip("/")
+    candidates = [url] if url.endswith(".keras") else [f"{url}/encoder.keras", f"{url}/encoder/encoder.keras"]
+    for candidate in candidates:
+        if tf.io.gfile.exists(candidate):
+            return _encoder_in(candidate)
+    raise FileNotFoundError(f"{url}: expected a .keras file, or a folder with encoder.keras or encoder/encoder.keras")
+
+
+def _is_tfbert_tokenizer(folder: Path) -> bool:
+    """Whether `folder` holds a tokenizer saved by tfbert (its tokenizer_config.json names the class)."""
+    config = folder / "tokenizer_config.json"
+    if not config.is_file():
+        return False
+    try:
+        return "class" in json.loads(config.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, TypeError):
+        return False
+
+
+def find_pretrained_tokenizer(source: str | Path) -> "Tokenizer | None":
+    """`load_pretrained_tokenizer(source)`, or None where no tokenizer goes with `source`."""
+    from tfbert.text import WordPieceTokenizer, load_tokenizer
+
+    path = Path(source)
+    folder = path if path.is_dir() else path.parent
+    for candidate in (folder, folder / "tokenizer", folder.parent / "tokenizer", folder.parent.parent / "tokenizer"):
+        if _is_tfbert_tokenizer(candidate):
+            return load_tokenizer(candidate)
+    if (folder / "vocab.txt").is_file():
+        settings = folder / "tokenizer_config.json"
+        try:
+            lowercase = json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True) if settings.is_file() else True
+        except (json.JSONDecodeError, AttributeError):
+            lowercase = True
+        return WordPieceTokenizer(folder / "vocab.txt", lowercase=bool(lowercase))
+    return None
+
+
+def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
+    """The `tfbert.text` tokenizer that goes with a pretrained model or a tokenizer folder.
+
+    `source` may be a tokenizer folder (written by `save_assets`, `tfbert vocab` or
+    `train_sentencepiece`); a pretraining run's `model_dir` (its `tokenizer/`), a folder
+    or `.keras` file inside one (e.g. `encoder/`, a fine-tuning run with `tokenizer/`
+    beside `best.keras`); or a Hugging Face BERT-style folder (`vocab.txt`, lower-cased
+    as its `tokenizer_config.json` says).
+
+    Example:
+        >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased
+        >>> tokenizer = load_pretrained_tokenizer("runs/albert_tiny")    # the run's SentencePieceTokenizer
+    """
+    path = Path(source)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file or folder")
+    tokenizer = find_pretrained_tokenizer(path)
+    if tokenizer is None:
+        folder = path if path.is_dir() else path.parent
+        raise FileNotFoundError(
+            f"no tokenizer found for {path}: expected a tfbert tokenizer folder (tokenizer_config.json naming its "
+            f"class) at {folder} or {folder / 'tokenizer'}, or a Hugging Face vocab.txt in {folder}")
+    return tokenizer

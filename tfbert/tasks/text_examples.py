@@ -67,7 +67,13 @@ def load_glue(task: str, split: str, data_dir: str | None = None, download: bool
     if task not in GLUE_TASKS:
         raise ValueError(f"unknown GLUE task {task!r}; expected one of {', '.join(GLUE_TASKS)}")
     spec = GLUE_TASKS[task]
-    dataset = tfds.load(f"glue/{task}", split=split, data_dir=data_dir, download=download)
+    try:
+        dataset = tfds.load(f"glue/{task}", split=split, data_dir=data_dir, download=download)
+    except (OSError, ImportError) as error:  # no network (requests' errors are OSErrors), a missing module
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise OSError(f"cannot load glue/{task} from TensorFlow Datasets ({type(error).__name__}: {reason}); it "
+                      f"downloads GLUE on first use, which needs the internet, then reads "
+                      f"{data_dir or '~/tensorflow_datasets'}") from None
     texts: dict[str, list[str]] = {column: [] for column in spec.text_columns}
     labels = []
     for record in tfds.as_numpy(dataset):

@@ -106,3 +106,19 @@ class HuggingFaceTokenizer:
             Pieces(list(encoding.ids), [start for start, _ in encoding.offsets], [end for _, end in encoding.offsets])
             for encoding in encodings
         ]
+
+
+def as_piece_tokenizer(tokenizer: Any) -> PieceTokenizer:
+    """`tokenizer` as a `PieceTokenizer`: as is if it has `encode_with_offsets`, else a `tfbert.text`
+    tokenizer (anything with `tokenize_with_offsets` and `cls_id`/`sep_id`/`pad_id`) wrapped in
+    `TensorFlowTokenizer`.
+
+    Example:
+        >>> pieces = as_piece_tokenizer(tfbert.text.WordPieceTokenizer("vocab.txt"))
+    """
+    if hasattr(tokenizer, "encode_with_offsets"):
+        return tokenizer
+    ids = [getattr(tokenizer, name, None) for name in ("cls_id", "sep_id", "pad_id")]
+    if not hasattr(tokenizer, "tokenize_with_offsets") or None in ids:
+        raise TypeError(f"expected a tfbert.text tokenizer or a PieceTokenizer, got {type(tokenizer).__name__}")
+    return TensorFlowTokenizer(tokenizer, *ids)

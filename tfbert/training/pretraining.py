@@ -29,7 +29,8 @@ import keras
 import tensorflow as tf
 
 from tfbert.config import ModelConfig, load_config, save_config
-from tfbert.data import MaskedLMMasker, SegmentPacker, pretraining_dataset, text_line_documents, tfds_documents
+from tfbert.data import (MaskedLMMasker, SegmentPacker, pretraining_dataset, text_line_documents, tfds_documents,
+                         tfrecord_documents)
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
 from tfbert.data.masking import mask_dataset
 from tfbert.data.packing import num_special_tokens
@@ -96,8 +97,22 @@ def split_inputs_and_labels(batch: dict[str, tf.Tensor], config: ModelConfig) ->
     return inputs, labels
 
 
-def documents_from(data: str | Sequence[str]) -> tf.data.Dataset:
-    """Documents from text files (a sentence a line, blank lines between documents) or `tfds:NAME`."""
+def documents_from(data: str | Sequence[str] | tf.data.Dataset) -> tf.data.Dataset:
+    """Documents (1-D string tensors of sentences) from `data`.
+
+    `data` is a `tf.data.Dataset` of documents (returned as is), `tfds:NAME` (`tfds_documents`),
+    `corpus:web` (the bundled corpus), or files, local or in a bucket (`gs://...`), with glob
+    patterns: text (a sentence a line, blank lines between documents), `.gz` text, or
+    `.tfrecord` files of raw document strings (`tfrecord_documents`).
+
+    Example:
+        >>> documents = documents_from("corpus:web")
+        >>> held_out, train = documents.take(20), documents.skip(20)
+    """
+    if isinstance(data, tf.data.Dataset):
+        return data
+    if not isinstance(data, str) and len(data) == 1 and str(data[0]).startswith(("tfds:", "corpus:")):
+        data = str(data[0])   # ["corpus:web"], as a command line passes it
     if isinstance(data, str) and data.startswith("tfds:"):
         return tfds_documents(data[len("tfds:"):])
     if isinstance(data, str) and data.startswith("corpus:"):
@@ -111,6 +126,8 @@ def documents_from(data: str | Sequence[str]) -> tf.data.Dataset:
     if expanded and all(path.endswith(".gz") for path in expanded):
         import tfbert.corpus
         return tfbert.corpus.documents(expanded)
+    if expanded and all(path.endswith((".tfrecord", ".tfrecords")) for path in expanded):
+        return tfrecord_documents(expanded)
     return text_line_documents(expanded)
 
 
@@ -310,7 +327,7 @@ def pretrain(
     config: str | ModelConfig,
     *,
     tokenizer: str | Path | Tokenizer,
-    data: str | Sequence[str],
+    data: str | Sequence[str] | tf.data.Dataset,
     model_dir: str,
     steps: int,
     global_batch_size: int,
@@ -322,16 +339,25 @@ def pretrain(
     warmup_steps: int | None = None,
     checkpoint_every: int = 1000,
     steps_per_execution: int = 1,
+    jit_compile: bool | str = "auto",
     seed: int | None = None,
     shuffle_buffer: int = 1000,
     verbose: str | int = "auto",
+    log_every: int = 100,
     callbacks: list[keras.callbacks.Callback] | None = None,
 ) -> PretrainingModel:
     """Pretrains BERT, ALBERT, RoBERTa, ELECTRA, SpanBERT, XLM-R or XLM and saves the encoder.
 
     `data`: text files (a sentence a line, blank lines between documents; `.gz` too),
-    `tfds:NAME`, `corpus:web` (the bundled corpus), or for XLM `tlm:SRC,TGT`,
-    `mlm:A,B,...`, `clm:A,B,...` (see `xlm_examples`).
+    `.tfrecord` files of raw documents, `tfds:NAME`, `corpus:web` (the bundled corpus),
+    a `tf.data.Dataset` of documents (see `documents_from`), or for XLM `tlm:SRC,TGT`,
+    `mlm:A,B,...`, `clm:A,B,...` (see `xlm_examples`). Files may be in a bucket (`gs://`).
+
+    `steps_per_execution` runs that many steps per call from the host (TPU: 100 or more);
+    `jit_compile="auto"` compiles with XLA except for mirrored CPU replicas (`False` saves
+    the compile time of very short CPU runs).
+    `verbose="auto"` prints a line every `log_every` steps (step, loss, metrics, steps/s)
+    when stdout is not a terminal (a notebook, a log file) and Keras' progress bar on a terminal.
 
     Documents, then examples, are shuffled with buffers of `shuffle_buffer`
     (seeded by `seed`, reshuffled every pass over the data; 0 keeps corpus order).
@@ -379,8 +405,10 @@ def pretrain(
         optimizer_fn=optimizer_fn,
         checkpoint_every=checkpoint_every,
         steps_per_execution=steps_per_execution,
+        jit_compile=jit_compile,
         seed=seed,
         verbose=verbose,
+        log_every=log_every,
         callbacks=callbacks,
     )
 

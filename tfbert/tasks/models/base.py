@@ -73,7 +73,11 @@ class TaskModel(keras.Model):
     def _track(self, *names: str) -> None:
         self._trackers = {name: keras.metrics.Mean(name=name) for name in names}
 
-    def _update_trackers(self, values: Mapping[str, Any]):
+    def _update_trackers(self, values: Mapping[str, Any], count):
+        """Adds each batch mean with weight `count` (its examples or tokens): the result is the mean
+        over everything seen, and an empty batch (Keras' last evaluation step on a dataset of unknown
+        size) changes nothing."""
+        count = ops.cast(count, "float32")
         for name, value in values.items():
-            self._trackers[name].update_state(value)
+            self._trackers[name].update_state(ops.where(count > 0, value, 0.0), count)
         return self.get_metrics_result()

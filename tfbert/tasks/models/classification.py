@@ -72,7 +72,7 @@ class SequenceClassifier(TaskModel):
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         labels = ops.cast(label_tensor(y), "int32")
         hits = ops.cast(ops.equal(ops.cast(ops.argmax(y_pred["logits"], axis=-1), "int32"), labels), "float32")
-        return self._update_trackers({"accuracy": ops.mean(hits)})
+        return self._update_trackers({"accuracy": ops.mean(hits)}, ops.size(hits))
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
@@ -107,4 +107,4 @@ class SequenceRegressor(TaskModel):
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         error = ops.mean(ops.abs(y_pred["score"] - ops.cast(label_tensor(y), "float32")))
-        return self._update_trackers({"mean_absolute_error": error})
+        return self._update_trackers({"mean_absolute_error": error}, ops.size(y_pred["score"]))

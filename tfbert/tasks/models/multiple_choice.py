@@ -59,4 +59,4 @@ class MultipleChoice(TaskModel):
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         labels = ops.cast(label_tensor(y), "int32")
         hits = ops.equal(ops.cast(ops.argmax(y_pred["logits"], axis=-1), "int32"), labels)
-        return self._update_trackers({"accuracy": ops.mean(ops.cast(hits, "float32"))})
+        return self._update_trackers({"accuracy": ops.mean(ops.cast(hits, "float32"))}, ops.size(hits))

@@ -58,4 +58,4 @@ class SpanExtractor(TaskModel):
             predicted = ops.cast(ops.argmax(y_pred[f"{side}_logits"], axis=-1), "int32")
             hits = ops.equal(predicted, ops.cast(y[f"{side}_positions"], "int32"))
             values[f"{side}_accuracy"] = ops.mean(ops.cast(hits, "float32"))
-        return self._update_trackers(values)
+        return self._update_trackers(values, ops.size(hits))

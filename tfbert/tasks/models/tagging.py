@@ -50,4 +50,7 @@ class TokenClassifier(TaskModel):
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         labels = ops.cast(y["labels"], "int32")
         hits = ops.equal(ops.cast(ops.argmax(y_pred["logits"], axis=-1), "int32"), labels)
-        return self._update_trackers({"accuracy": masked_mean(ops.cast(hits, "float32"), y["label_weights"])})
+        return self._update_trackers(
+            {"accuracy": masked_mean(ops.cast(hits, "float32"), y["label_weights"])},
+            ops.sum(ops.cast(y["label_weights"], "float32")),
+        )

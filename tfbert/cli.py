@@ -24,7 +24,9 @@ class CommandError(Exception):
 
 
 def _quiet_tensorflow() -> None:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+
+    import_tensorflow_quietly()
 
 
 def run_configs(args: argparse.Namespace) -> None:

@@ -14,6 +14,8 @@ import os
 import zipfile
 from pathlib import Path
 
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+
 
 def finetune_task(source: str) -> dict:
     """What `tfbert finetune` recorded beside its `best.keras` (label names, pairs), or nothing."""
@@ -23,7 +25,7 @@ def finetune_task(source: str) -> dict:
 
 
 def run_export(args: argparse.Namespace) -> None:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import_tensorflow_quietly()
     from tfbert.cli import CommandError
     from tfbert.export.saved_model import export_hub_pair, export_saved_model
 

@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+
 # TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
 
 # Output names that identify each task's signature, checked in this order (question answering and
@@ -414,7 +416,7 @@ def _progress_printer(stream):
 
 
 def run_predict(args: argparse.Namespace) -> None:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import_tensorflow_quietly()
     from tfbert.cli import CommandError
 
     try:

@@ -26,12 +26,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import shutil
 import time
 import warnings
 from pathlib import Path
 from typing import Callable
+
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 # TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
 
@@ -117,7 +118,6 @@ def quickstart(
     Returns a dict with `held_out` (the Keras metrics on the held-out chapters), `saved_model`
     (the version folder), `predictions` (sentence -> top tokens per mask) and `seconds` per step.
     """
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     output_dir, work_dir = Path(output_dir), Path(work_dir)
     prepare_work_dir(work_dir)
     (work_dir / WORK_MARKER).write_text(json.dumps(dataclasses.asdict(settings), indent=2) + "\n", encoding="utf-8")
@@ -216,6 +216,8 @@ def _count_documents(path: Path) -> int:
 
 def run_quickstart(args: argparse.Namespace) -> None:
     from tfbert.cli import CommandError
+
+    import_tensorflow_quietly()
 
     if args.steps is not None and args.steps < 1:
         raise CommandError(f"--steps must be at least 1, got {args.steps}")

@@ -22,7 +22,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 import keras

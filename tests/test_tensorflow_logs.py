@@ -1,0 +1,35 @@
+"""The command line imports TensorFlow without its start-up log lines, and loses nothing else."""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+from tfbert.commands.tensorflow_logs import STARTUP_NOISE, _write_back
+
+TENSORFLOW_STARTUP = [
+    "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR",
+    "I0000 00:00:1795311550.466609   10955 port.cc:153] oneDNN custom operations are on. You may see slightly "
+    "different numerical results due to floating-point round-off errors from different computation orders.",
+    "I0000 00:00:1795311550.467033   10955 cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU "
+    "will not be used.",
+]
+
+
+def test_only_startup_info_lines_are_held_back(capsys):
+    other = ["E0000 00:00:1795311552.830068   10955 cuda_platform.cc:52] failed call to cuInit", "a Python warning"]
+    assert all(STARTUP_NOISE.match(line) for line in TENSORFLOW_STARTUP)
+    assert not any(STARTUP_NOISE.match(line) for line in other)
+    for keep_all, expected in ((False, other), (True, TENSORFLOW_STARTUP + other)):
+        with tempfile.TemporaryFile() as captured:
+            captured.write("\n".join(TENSORFLOW_STARTUP + other).encode())
+            _write_back(captured, keep_all=keep_all)
+        assert capsys.readouterr().err.splitlines() == expected
+
+
+def test_info_command_stderr_is_empty():
+    environment = {key: value for key, value in os.environ.items() if key != "TF_CPP_MIN_LOG_LEVEL"}
+    result = subprocess.run([sys.executable, "-m", "tfbert.cli", "info"], capture_output=True, text=True,
+                            env=environment, check=False)
+    assert result.returncode == 0 and "strategy auto:" in result.stdout
+    assert result.stderr == "", result.stderr

@@ -1,0 +1,59 @@
+"""Imports TensorFlow for the command line without its start-up log lines.
+
+TensorFlow 2.21 writes C++ info lines ("oneDNN custom operations are on", "Could not find cuda
+drivers on your machine") to stderr while it is imported, before absl logging is set up, so
+`TF_CPP_MIN_LOG_LEVEL` cannot hide them; on a machine without a GPU it then logs a
+"failed call to cuInit" error. A new user reads these as failures. No TensorFlow or absl setting
+silences the first ones, so the import runs with stderr captured at the file-descriptor level;
+anything but those info and warning lines is written back, and all of it if the import fails.
+
+    >>> import_tensorflow_quietly()   # then `import tensorflow` is silent; TF_CPP_MIN_LOG_LEVEL=0 shows all
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+
+STARTUP_NOISE = re.compile(
+    r"^(WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
+    r"|[IW]\d{4} \d\d:\d\d:\d+\.\d+ +\d+ [\w.]+:\d+\] .*)$"
+)
+
+
+def import_tensorflow_quietly() -> None:
+    """Imports TensorFlow, holding back its start-up info lines, unless the user set TF_CPP_MIN_LOG_LEVEL.
+
+    Also sets `TF_CPP_MIN_LOG_LEVEL=3` (errors that matter reach Python as exceptions).
+    """
+    if "tensorflow" in sys.modules or "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+        return
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    sys.stderr.flush()
+    stderr_copy = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            import tensorflow  # noqa: F401
+        except BaseException:
+            _restore(stderr_copy)
+            _write_back(captured, keep_all=True)
+            raise
+        _restore(stderr_copy)
+        _write_back(captured, keep_all=False)
+
+
+def _restore(stderr_copy: int) -> None:
+    os.dup2(stderr_copy, 2)
+    os.close(stderr_copy)
+
+
+def _write_back(captured, keep_all: bool) -> None:
+    captured.seek(0)
+    lines = captured.read().decode("utf-8", "replace").splitlines()
+    kept = [line for line in lines if keep_all or not STARTUP_NOISE.match(line)]
+    if kept:
+        sys.stderr.write("\n".join(kept) + "\n")
+        sys.stderr.flush()

@@ -7,6 +7,7 @@ import math
 import keras
 from keras import ops
 
+from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 from tfbert.models.positions import gather_positions
 
@@ -64,8 +65,8 @@ class SelfAttention(keras.layers.Layer):
             3 * hidden_size, kernel_initializer=init, dtype=policy, name="query_key_value"
         )
         self.output_dense = keras.layers.Dense(hidden_size, kernel_initializer=init, dtype=policy, name="output")
-        self.attention_dropout = keras.layers.Dropout(attention_dropout_rate, dtype=policy, name="attention_dropout")
-        self.output_dropout = keras.layers.Dropout(dropout_rate, dtype=policy, name="output_dropout")
+        self.attention_dropout = Dropout(attention_dropout_rate, dtype=policy, name="attention_dropout")
+        self.output_dropout = Dropout(dropout_rate, dtype=policy, name="output_dropout")
         self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="layer_norm")
 
     def build(self, inputs_shape, bias_shape=None, query_positions_shape=None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 
 
@@ -101,7 +102,7 @@ class TextEmbeddings(keras.layers.Layer):
             else None
         )
         self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="layer_norm")
-        self.dropout = keras.layers.Dropout(dropout_rate, dtype=policy, name="dropout")
+        self.dropout = Dropout(dropout_rate, dtype=policy, name="dropout")
 
     def build(self, token_ids_shape, *args, **kwargs):
         self.token_embedding.build(token_ids_shape)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keras
 
 from tfbert.models.activations import get_activation
+from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 
 
@@ -41,7 +42,7 @@ class FeedForward(keras.layers.Layer):
             intermediate_size, kernel_initializer=init, dtype=policy, name="intermediate"
         )
         self.output_dense = keras.layers.Dense(hidden_size, kernel_initializer=init, dtype=policy, name="output")
-        self.dropout = keras.layers.Dropout(dropout_rate, dtype=policy, name="dropout")
+        self.dropout = Dropout(dropout_rate, dtype=policy, name="dropout")
         self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="layer_norm")
 
     def build(self, inputs_shape):

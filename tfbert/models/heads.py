@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from tfbert.models.activations import get_activation
+from tfbert.models.dropout import Dropout
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.initializers import truncated_normal
 from tfbert.models.positions import gather_positions
@@ -71,7 +72,7 @@ class SentencePairHead(keras.layers.Layer):
 
     def __init__(self, dropout_rate: float = 0.0, initializer_range: float = 0.02, **kwargs):
         super().__init__(**kwargs)
-        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
+        self.dropout = Dropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
         self.classifier = keras.layers.Dense(
             2, kernel_initializer=truncated_normal(initializer_range), dtype=self.dtype_policy, name="classifier"
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 from tfbert.tasks.models.base import EncoderLike, TaskModel, as_encoder, encoder_inputs, label_tensor, policy_name
 from tfbert.tasks.models.layers import POOLING_MODES, Pooling
@@ -22,7 +23,7 @@ def _pooled_head(encoder, inputs, units: int, dropout_rate: float | None, poolin
     else:
         pooled = Pooling(pooling, name="pooling")(outputs["sequence_output"], inputs["padding_mask"])
     rate = encoder.config.dropout_rate if dropout_rate is None else dropout_rate
-    pooled = keras.layers.Dropout(rate, dtype=policy, name="head_dropout")(pooled)
+    pooled = Dropout(rate, dtype=policy, name="head_dropout")(pooled)
     dense = keras.layers.Dense(
         units, kernel_initializer=truncated_normal(encoder.config.initializer_range), dtype=policy, name=name
     )

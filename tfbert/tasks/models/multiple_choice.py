@@ -5,6 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 from tfbert.tasks.models.base import EncoderLike, TaskModel, as_encoder, label_tensor, policy_name
 from tfbert.tasks.models.layers import POOLING_MODES, MergeChoices, Pooling, SplitChoices
@@ -43,7 +44,7 @@ class MultipleChoice(TaskModel):
         else:
             pooled = Pooling(pooling, name="pooling")(outputs["sequence_output"], merged["padding_mask"])
         rate = encoder.config.dropout_rate if dropout_rate is None else dropout_rate
-        pooled = keras.layers.Dropout(rate, dtype=policy, name="head_dropout")(pooled)
+        pooled = Dropout(rate, dtype=policy, name="head_dropout")(pooled)
         scores = keras.layers.Dense(
             1, kernel_initializer=truncated_normal(encoder.config.initializer_range), dtype=policy, name="scorer"
         )(pooled)

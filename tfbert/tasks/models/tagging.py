@@ -5,6 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 from tfbert.tasks.models.base import EncoderLike, TaskModel, as_encoder, encoder_inputs, masked_mean, policy_name
 
@@ -33,7 +34,7 @@ class TokenClassifier(TaskModel):
         inputs = encoder_inputs(encoder)
         sequence = encoder(inputs)["sequence_output"]
         rate = encoder.config.dropout_rate if dropout_rate is None else dropout_rate
-        sequence = keras.layers.Dropout(rate, dtype=policy, name="head_dropout")(sequence)
+        sequence = Dropout(rate, dtype=policy, name="head_dropout")(sequence)
         logits = keras.layers.Dense(
             num_tags, kernel_initializer=truncated_normal(encoder.config.initializer_range), dtype=policy,
             name="tagger",

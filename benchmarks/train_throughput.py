@@ -10,8 +10,12 @@ compile their train step with XLA (`jit_compile=True`), PyTorch runs eagerly.
 tfbert also trains its NSP/SOP head; keras-hub's `*MaskedLM` and Hugging Face's
 `*ForMaskedLM` train MLM only, so tfbert does slightly more work per step.
 Hugging Face's `*ForMaskedLM` computes logits at every position, the others only
-at the masked ones. Each measurement runs in its own process. Prints sequences
-per second (median of the timed steps) and tfbert's ratios.
+at the masked ones; tfbert also runs its last layer only at the masked positions
+and the first token. Each measurement runs in its own process. Prints sequences
+per second (median of the timed steps), tfbert's ratios, and each framework's
+share of this machine's matmul peak: the step's matmul FLOPs (counted from the
+config: forward, times 3 for the backward pass) per second, over the FLOP/s of
+one large XLA-compiled float32 matmul measured in the same run.
 """
 
 from __future__ import annotations
@@ -56,6 +60,38 @@ def make_batch(vocab_size: int, batch_size: int, seed: int = 0) -> dict[str, np.
         "masked_weights": np.ones((batch_size, PREDICTIONS), "float32"),
         "pair_labels": rng.integers(0, 2, batch_size).astype("int32"),
     }
+
+
+def matmul_flops(config_name: str, batch_size: int, framework: str) -> float:
+    """Matmul FLOPs of one training step (forward x 3): the encoder's dense layers and attention, the MLM head."""
+    encoder = load_config(config_name).encoder
+    hidden, inner = encoder.hidden_size, encoder.intermediate_size
+    embedding = encoder.embedding_size or hidden
+    fused_projection = 3 * hidden * hidden  # queries, keys and values, at every position of every layer
+    # Per query position: the output projection, the feed-forward, the scores and the weighted values.
+    per_query = hidden * hidden + 2 * hidden * inner + 2 * LENGTH * hidden
+    last_layer_queries = PREDICTIONS + 1 if framework == "tfbert" else LENGTH
+    encoder_macs = (LENGTH * encoder.num_layers * fused_projection
+                    + (LENGTH * (encoder.num_layers - 1) + last_layer_queries) * per_query)
+    encoder_macs += LENGTH * hidden * embedding if embedding != hidden else 0
+    head_positions = LENGTH if framework == "hf" else PREDICTIONS
+    head_macs = head_positions * (hidden * embedding + embedding * encoder.vocab_size)
+    return 3 * 2 * batch_size * (encoder_macs + head_macs)
+
+
+def measured_matmul_peak() -> float:
+    """FLOP/s of a [2048, 768] x [768, 3072] float32 matmul compiled by XLA, the best of 20."""
+    a, b = tf.random.normal([2048, 768]), tf.random.normal([768, 3072])
+    matmul = tf.function(tf.matmul, jit_compile=True)
+    matmul(a, b).numpy()
+    best = min(_seconds(lambda: matmul(a, b).numpy()) for _ in range(20))
+    return 2 * 2048 * 768 * 3072 / best
+
+
+def _seconds(call) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
 
 
 def time_steps(step, steps: int, warmup: int, batch_size: int) -> float:
@@ -158,15 +194,21 @@ def main() -> None:
         print(time_steps(FRAMEWORKS[args.measure](config_name, batch), args.steps, args.warmup, args.batch_size))
         return
 
+    peak = measured_matmul_peak()
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, TF {tf.__version__}, "
           f"Keras {keras.__version__} ({keras.backend.backend()}), batch {args.batch_size} x length {LENGTH}, "
-          f"{PREDICTIONS} predictions, median of {args.steps} steps after {args.warmup} warm-up")
-    print("| model | tfbert seq/s | keras-hub seq/s | HF PyTorch seq/s | tfbert / keras-hub | tfbert / HF |")
-    print("|---|---:|---:|---:|---:|---:|")
+          f"{PREDICTIONS} predictions, median of {args.steps} steps after {args.warmup} warm-up; "
+          f"measured float32 matmul peak {peak / 1e9:.0f} GFLOP/s")
+    print("| model | tfbert seq/s | keras-hub seq/s | HF PyTorch seq/s | tfbert / keras-hub | tfbert / HF "
+          "| share of matmul peak: tfbert, keras-hub, HF |")
+    print("|---|---:|---:|---:|---:|---:|---|")
     for config_name in args.configs:
         rates = {framework: measure_in_subprocess(framework, config_name, args) for framework in FRAMEWORKS}
+        shares = ", ".join(f"{rate / args.batch_size * matmul_flops(config_name, args.batch_size, name) / peak:.0%}"
+                           for name, rate in rates.items())
         print(f"| {config_name} | {rates['tfbert']:.1f} | {rates['keras-hub']:.1f} | {rates['hf']:.1f} | "
-              f"{rates['tfbert'] / rates['keras-hub']:.2f}x | {rates['tfbert'] / rates['hf']:.2f}x |", flush=True)
+              f"{rates['tfbert'] / rates['keras-hub']:.2f}x | {rates['tfbert'] / rates['hf']:.2f}x | {shares} |",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """Task models: shapes, float32 outputs, config and `.keras` round trips, masking, and bad options."""
 
+import warnings
+
 import keras
 import numpy as np
 import pytest
@@ -101,3 +103,14 @@ def test_siamese_embedder_shares_its_encoder_with_the_single_text_embedder():
 def test_bad_options(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_fitting_a_task_that_skips_the_pooler_does_not_warn_about_its_gradients():
+    x = batch()
+    model = TokenClassifier(CONFIG, num_tags=5)
+    model.compile(optimizer="adam")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.filterwarnings("always", category=UserWarning)
+        labels = {"labels": np.zeros((4, 12), "int32"), "label_weights": x["padding_mask"]}
+        model.fit(x, labels, epochs=1, verbose=0)
+    assert not [str(w.message) for w in caught if "Gradients do not exist" in str(w.message)]

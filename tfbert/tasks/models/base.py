@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Mapping
 
 import keras
@@ -11,6 +12,13 @@ from tfbert.config import EncoderConfig
 from tfbert.models.encoder import Encoder
 
 EncoderLike = Encoder | EncoderConfig | Mapping[str, Any]
+
+# A task that reads the tokens rather than the pooler (tagging, question answering, mean or first-token
+# pooling) leaves the encoder's pooler without gradients, and Keras warns at every fit that "Gradients
+# do not exist for variables ['pooler/kernel', 'pooler/bias'] ... did you forget to provide a `loss`".
+# That is expected here and the hint misleads, so `TaskModel.fit` silences exactly that warning; any
+# other variable without a gradient still warns.
+UNUSED_POOLER_WARNING = r"Gradients do not exist for variables \['pooler/kernel', 'pooler/bias'\] when"
 
 
 def as_encoder(encoder: EncoderLike, dtype: str | None = None) -> Encoder:
@@ -51,6 +59,12 @@ class TaskModel(keras.Model):
     encoder config and the options, so `from_config` and `.keras` files rebuild
     the same model.
     """
+
+    def fit(self, *args, **kwargs):
+        """`keras.Model.fit`, without Keras's warning about the pooler's gradients where the task skips it."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=UNUSED_POOLER_WARNING, category=UserWarning)
+            return super().fit(*args, **kwargs)
 
     def _remember(self, encoder: Encoder, options: dict[str, Any], dtype: str | None) -> None:
         self.encoder = encoder

@@ -32,7 +32,12 @@ def import_tensorflow_quietly() -> None:
         return
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
     sys.stderr.flush()
-    stderr_copy = os.dup(2)
+    try:
+        stderr_copy = os.dup(2)
+    except OSError:  # no file descriptor 2 to capture (a closed stderr): import as it is
+        import tensorflow  # noqa: F401
+
+        return
     with tempfile.TemporaryFile() as captured:
         os.dup2(captured.fileno(), 2)
         try:

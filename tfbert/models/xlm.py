@@ -22,8 +22,8 @@ from keras import ops
 from tfbert.config import ModelConfig
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
-from tfbert.models.positions import gather_positions
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
+from tfbert.models.positions import gather_positions
 
 OBJECTIVES = ("mlm", "clm")
 

@@ -21,29 +21,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "training")
 import keras  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-
-def split_corpus_documents(folder: Path, heldout_fraction: float = 0.1) -> tuple[Path, Path]:
-    """The bundled WEB corpus as train / held-out text files: the last chapters of every 10 are held out."""
-    import tfbert.corpus
-
-    train, heldout = [], []
-    document: list[str] = []
-    index = 0
-    with __import__("gzip").open(tfbert.corpus.path(), "rt", encoding="utf-8") as handle:
-        for line in handle:
-            line = line.strip()
-            if line:
-                document.append(line)
-                continue
-            if document:
-                (heldout if index % int(round(1 / heldout_fraction)) == 9 else train).append(document)
-                index += 1
-                document = []
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = folder / "train.txt", folder / "heldout.txt"
-    for path, documents in zip(paths, (train, heldout)):
-        path.write_text("\n\n".join("\n".join(d) for d in documents) + "\n", encoding="utf-8")
-    return paths
+import tfbert.corpus  # noqa: E402
 
 
 def bible_arguments(steps: int) -> argparse.Namespace:
@@ -69,7 +47,9 @@ class BibleRun:
         keras.utils.set_random_seed(0)
         self.args = args
         work = Path(tempfile.mkdtemp())
-        self.train_file, self.heldout_file = split_corpus_documents(work)
+        # The last chapter of every 10 is held out.
+        self.train_file, self.heldout_file = tfbert.corpus.write_held_out_split(tfbert.corpus.chapters(), work,
+                                                                                held_out_index=9)
         self.tokenizer = train_wordpiece(str(self.train_file), args.vocab_size, work / "vocab")
 
     def config(self, config):

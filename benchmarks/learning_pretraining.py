@@ -37,6 +37,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras  # noqa: E402
 
 from tfbert.config import load_config  # noqa: E402
+from tfbert.corpus import write_held_out_split  # noqa: E402
 from tfbert.text.vocab_training import train_byte_bpe, train_sentencepiece  # noqa: E402
 from tfbert.training.pretraining import (documents_from, optimizer_settings, pretrain,  # noqa: E402
                                          pretraining_examples)
@@ -51,12 +52,7 @@ def read_documents(paths: list[str]) -> list[str]:
 
 
 def split_corpus(paths: list[str], folder: Path) -> tuple[Path, Path]:
-    documents = read_documents(paths)
-    held_out = documents[::10]
-    train = [document for index, document in enumerate(documents) if index % 10]
-    (folder / "train.txt").write_text("\n\n".join(train) + "\n", encoding="utf-8")
-    (folder / "held_out.txt").write_text("\n\n".join(held_out) + "\n", encoding="utf-8")
-    return folder / "train.txt", folder / "held_out.txt"
+    return write_held_out_split([document.split("\n") for document in read_documents(paths)], folder)
 
 
 class FirstSteps(keras.callbacks.Callback):

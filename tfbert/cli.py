@@ -18,19 +18,15 @@ import os
 import sys
 from typing import Sequence
 
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+
 
 class CommandError(Exception):
     """A user-facing failure: printed as one line, exit status 2, no traceback."""
 
 
-def _quiet_tensorflow() -> None:
-    from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
-
-    import_tensorflow_quietly()
-
-
 def run_configs(args: argparse.Namespace) -> None:
-    _quiet_tensorflow()
+    import_tensorflow_quietly()
     from tfbert.config import available_configs, load_config
     from tfbert.models.parameters import count_encoder_parameters
 
@@ -47,7 +43,7 @@ def run_configs(args: argparse.Namespace) -> None:
 
 
 def run_convert(args: argparse.Namespace) -> None:
-    _quiet_tensorflow()
+    import_tensorflow_quietly()
     from tfbert.convert.huggingface import load_huggingface
 
     if not args.output.endswith(".keras"):
@@ -61,7 +57,7 @@ def run_convert(args: argparse.Namespace) -> None:
 
 
 def run_vocab(args: argparse.Namespace) -> None:
-    _quiet_tensorflow()
+    import_tensorflow_quietly()
     from tfbert.text import vocab_training
 
     missing = [path for path in args.data if not os.path.isfile(path)]
@@ -87,7 +83,7 @@ def run_vocab(args: argparse.Namespace) -> None:
 
 
 def run_pretrain(args: argparse.Namespace) -> None:
-    _quiet_tensorflow()
+    import_tensorflow_quietly()
     from tfbert.config import load_config
     from tfbert.training.pretraining import pretrain
 
@@ -110,7 +106,7 @@ def run_pretrain(args: argparse.Namespace) -> None:
 
 
 def run_finetune(args: argparse.Namespace) -> None:
-    _quiet_tensorflow()
+    import_tensorflow_quietly()
     from tfbert.commands.finetune import run_finetune as finetune_from_arguments
 
     try:
@@ -122,7 +118,7 @@ def run_finetune(args: argparse.Namespace) -> None:
 
 
 def run_info(args: argparse.Namespace) -> None:
-    _quiet_tensorflow()
+    import_tensorflow_quietly()
     import keras
     import tensorflow as tf
     import tensorflow_text

@@ -34,3 +34,12 @@ def test_build_reproduces_the_committed_file(assets, tmp_path):
 
 def test_sentence_split_keeps_quotes_with_their_sentence():
     assert build.split_sentences("He said, “Go.” They went. 3 came? no") == ["He said, “Go.”", "They went.", "3 came? no"]
+
+
+def test_chapters_and_a_held_out_split(tmp_path):
+    chapters = tfbert.corpus.chapters()
+    assert len(chapters) == 1189 and chapters[0][0] == "In the beginning, God created the heavens and the earth."
+    train, held_out = tfbert.corpus.write_held_out_split(chapters, tmp_path, held_out_index=9)
+    held_out_blocks = held_out.read_text(encoding="utf-8").strip().split("\n\n")
+    assert len(held_out_blocks) == 118 and len(train.read_text(encoding="utf-8").strip().split("\n\n")) == 1071
+    assert held_out_blocks[0] == "\n".join(chapters[9]) and held_out_blocks[1] == "\n".join(chapters[19])

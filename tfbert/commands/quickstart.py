@@ -64,37 +64,6 @@ FILL_MASK_SENTENCES = (
 )
 
 
-def write_corpus_split(folder: Path, held_out_every: int = 10) -> tuple[Path, Path]:
-    """The bundled corpus as `train.txt` and `held_out.txt` (every `held_out_every`-th chapter, from the first)."""
-    documents, current = [], []
-    for line in _bundled_corpus_lines():
-        if line:
-            current.append(line)
-        elif current:
-            documents.append(current)
-            current = []
-    if current:
-        documents.append(current)
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = folder / "train.txt", folder / "held_out.txt"
-    held_out = [document for index, document in enumerate(documents) if index % held_out_every == 0]
-    train = [document for index, document in enumerate(documents) if index % held_out_every]
-    for path, part in zip(paths, (train, held_out)):
-        path.write_text("\n\n".join("\n".join(document) for document in part) + "\n", encoding="utf-8")
-    return paths
-
-
-def _bundled_corpus_lines():
-    import gzip
-
-    import tfbert.corpus
-
-    with gzip.open(tfbert.corpus.path(), "rt", encoding="utf-8") as handle:
-        for line in handle:
-            yield line.strip()
-    yield ""
-
-
 def prepare_work_dir(work_dir: Path) -> None:
     """Creates `work_dir`, or empties one that an earlier quickstart made; refuses any other non-empty folder."""
     if work_dir.exists() and any(work_dir.iterdir()):
@@ -133,13 +102,15 @@ def quickstart(
 
     import tensorflow as tf
 
+    import tfbert.corpus
     from tfbert.config import load_config
     from tfbert.export.saved_model import export_saved_model
     from tfbert.models.parameters import count_encoder_parameters
     from tfbert.text.vocab_training import train_sentencepiece
     from tfbert.training.pretraining import config_for_tokenizer, documents_from, pretrain, pretraining_examples
 
-    train_path, held_out_path = write_corpus_split(work_dir / "data", settings.held_out_every)
+    train_path, held_out_path = tfbert.corpus.write_held_out_split(tfbert.corpus.chapters(), work_dir / "data",
+                                                                   every=settings.held_out_every)
     tokenizer = train_sentencepiece(str(train_path), settings.vocab_size, work_dir / "vocab", lowercase=True)
     print_fn(f"[1/5] vocabulary: SentencePiece, {tokenizer.vocabulary_size():,} pieces, trained on "
              f"{_count_documents(train_path):,} chapters of the bundled World English Bible "

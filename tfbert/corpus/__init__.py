@@ -11,6 +11,7 @@ Example:
     >>> docs = tfbert.corpus.documents()           # tf.data.Dataset of 1-D string tensors
     >>> next(iter(docs))[:2]                        # [b'In the beginning, God created ...', b'The earth was ...']
     >>> sentences = list(tfbert.corpus.lines())    # plain Python strings, blank lines skipped
+    >>> train, held_out = tfbert.corpus.write_held_out_split(tfbert.corpus.chapters(), "data/")
 """
 
 from __future__ import annotations
@@ -60,6 +61,44 @@ def lines(name: str = "web") -> Iterator[str]:
             line = line.strip()
             if line:
                 yield line
+
+
+def chapters(name: str = "web") -> list[list[str]]:
+    """The documents of a bundled corpus (chapters of the Bible) as Python lists of sentences."""
+    documents: list[list[str]] = []
+    current: list[str] = []
+    with gzip.open(path(name), "rt", encoding="utf-8") as handle:
+        for line in handle:
+            line = line.strip()
+            if line:
+                current.append(line)
+            elif current:
+                documents.append(current)
+                current = []
+    if current:
+        documents.append(current)
+    return documents
+
+
+def write_held_out_split(
+    documents: Sequence[Sequence[str]],
+    folder: str | os.PathLike,
+    *,
+    every: int = 10,
+    held_out_index: int = 0,
+) -> tuple[Path, Path]:
+    """Writes `folder/train.txt` and `folder/held_out.txt` (a sentence a line, a blank line between documents).
+
+    Document `i` is held out when `i % every == held_out_index`, so both parts span the whole corpus.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    train = [document for index, document in enumerate(documents) if index % every != held_out_index]
+    held_out = [document for index, document in enumerate(documents) if index % every == held_out_index]
+    paths = folder / "train.txt", folder / "held_out.txt"
+    for destination, part in zip(paths, (train, held_out)):
+        destination.write_text("\n\n".join("\n".join(document) for document in part) + "\n", encoding="utf-8")
+    return paths
 
 
 def write_text(destination: str | os.PathLike, name: str = "web") -> Path:

@@ -103,6 +103,7 @@ def quickstart(
     import tensorflow as tf
 
     import tfbert.corpus
+    from tfbert.commands.predict import predict_texts
     from tfbert.config import load_config
     from tfbert.export.saved_model import export_saved_model
     from tfbert.models.parameters import count_encoder_parameters
@@ -144,15 +145,13 @@ def quickstart(
                               sequence_length=settings.sequence_length)
     print_fn(f"[4/5] SavedModel (fill-mask, raw strings in) -> {path} [{lap('export'):.0f} s]")
 
-    loaded = tf.saved_model.load(str(path))
     sentences = [sentence.format(mask=tokenizer.special_tokens["mask"]) for sentence, _ in FILL_MASK_SENTENCES]
-    outputs = loaded.signatures["serving_default"](text=tf.constant(sentences))
+    records = predict_texts(path, sentences, top_k=5)
     predictions = {}
     print_fn(f"[5/5] fill-mask with the exported model (tf.saved_model.load('{path}')), top 5 per mask:")
-    for row, (sentence, (_, word)) in enumerate(zip(sentences, FILL_MASK_SENTENCES)):
-        tokens = [_readable(token) for token in outputs["tokens"][row, 0].numpy()]
-        probabilities = outputs["scores"][row, 0].numpy().tolist()
-        predictions[sentence] = list(zip(tokens, probabilities))
+    for sentence, record, (_, word) in zip(sentences, records, FILL_MASK_SENTENCES):
+        predictions[sentence] = [(_readable(guess["token"]), guess["score"])
+                                 for guess in record["masks"][0]["predictions"]]
         guesses = ", ".join(f"[{token}] {probability:.2f}" if token == word else f"{token} {probability:.2f}"
                             for token, probability in predictions[sentence])
         print_fn(f"      {sentence}\n        -> {guesses}   (the text: {word})")
@@ -170,9 +169,8 @@ def quickstart(
     return {"held_out": scores, "saved_model": path, "predictions": predictions, "seconds": seconds}
 
 
-def _readable(token: bytes) -> str:
+def _readable(text: str) -> str:
     """A SentencePiece piece without its word-start mark ("▁the" -> "the")."""
-    text = token.decode("utf-8", "replace")
     return text[1:] if text.startswith("\u2581") and len(text) > 1 else text
 
 

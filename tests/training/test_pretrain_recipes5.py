@@ -64,6 +64,23 @@ def test_electra_examples_have_one_or_two_segments_in_order(web_corpus):
     assert pairs > singles > 0
 
 
+def test_electra_examples_are_shuffled_unless_the_buffer_is_zero(web_corpus):
+    """Batches of consecutive chunks of one chapter train a small model markedly slower."""
+    corpus, folder = web_corpus
+    from tfbert.text import load_tokenizer
+
+    tokenizer = load_tokenizer(folder / "wordpiece")
+
+    def first_tokens(seed=0, **kwargs):
+        dataset = pretraining_examples(tiny_electra(embedding=32, **SMALL), tokenizer, documents_from(str(corpus)),
+                                       batch_size=4, sequence_length=48, max_predictions=6, seed=seed, **kwargs)
+        return [tuple(row) for inputs, _ in dataset.take(10) for row in inputs["token_ids"].numpy()]
+
+    shuffled = first_tokens()
+    assert first_tokens(shuffle_buffer=0) != shuffled
+    assert first_tokens() == shuffled and first_tokens(seed=1) != shuffled
+
+
 def test_spanbert_pretrains_with_span_inputs(web_corpus, tmp_path):
     corpus, folder = web_corpus
     model, _ = run(tiny_spanbert(**SMALL), folder / "wordpiece", "corpus:web", tmp_path)

@@ -144,8 +144,8 @@ def pretraining_examples(
 ) -> tf.data.Dataset:
     """`(inputs, labels)` batches for `config`'s architecture, masked anew on every pass.
 
-    BERT, ALBERT, RoBERTa, SpanBERT and XLM-R examples are shuffled with a buffer of
-    `shuffle_buffer` before batching (0: document order; see `pretraining_dataset`).
+    Examples are shuffled with a buffer of `shuffle_buffer` before batching (0: document
+    order; see `pretraining_dataset`).
     """
     recipe = _recipe(config)
     packer = SegmentPacker(sequence_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id,
@@ -155,7 +155,8 @@ def pretraining_examples(
     if recipe.objective == "xlm":
         raise ValueError("XLM examples need language ids: use xlm_examples (or pretrain with data='tlm:...')")
     if recipe.objective == "electra_segments":
-        examples = electra_dataset(documents, tokenizer, packer=packer, masker=masker, batch_size=batch_size, seed=seed)
+        examples = electra_dataset(documents, tokenizer, packer=packer, masker=masker, batch_size=batch_size, seed=seed,
+                                   shuffle_buffer=shuffle_buffer)
     else:
         examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, packer=packer,
                                        masker=masker, batch_size=batch_size, seed=seed, shuffle_buffer=shuffle_buffer)
@@ -171,13 +172,19 @@ def electra_dataset(
     batch_size: int,
     seed: int | None = None,
     single_segment_prob: float = 0.1,
+    shuffle_buffer: int = 0,
 ) -> tf.data.Dataset:
-    """ELECTRA's packed, masked batches: consecutive text as one or two segments (no NSP label)."""
+    """ELECTRA's packed, masked batches: consecutive text as one or two segments (no NSP label).
+
+    Examples are shuffled with a buffer of `shuffle_buffer` before batching (0: document order).
+    """
     max_num_tokens = packer.sequence_length - num_special_tokens(packer.style, 2)
     tokenized = tokenize_documents(documents, tokenizer.tokenize, max_num_tokens)
     examples = consecutive_segment_examples(tokenized, max_num_tokens=max_num_tokens,
                                             single_segment_prob=single_segment_prob,
                                             seed=None if seed is None else seed + 1)
+    if shuffle_buffer > 0:
+        examples = examples.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
 
     def pack(batch):
         packed = pack_one_or_two_segments(packer, batch["first"], batch["second"])

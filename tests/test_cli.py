@@ -90,7 +90,7 @@ def test_vocab_then_pretrain_on_real_text(assets, tmp_path, capsys):
                       "  num_heads: 2\n  intermediate_size: 64\n  embedding_size: 16\n  sharing: all\n")
     arguments = ["pretrain", "--config", str(config), "--tokenizer", str(tmp_path / "vocab"), "--data", str(corpus),
                  "--model-dir", str(tmp_path / "run"), "--steps", "2", "--batch-size", "4", "--strategy", "cpu",
-                 "--sequence-length", "32", "--max-predictions", "5", "--checkpoint-every", "2"]
+                 "--sequence-length", "32", "--max-predictions", "5", "--checkpoint-every", "2", "--shuffle-buffer", "50"]
     assert main(arguments) == 0
     assert "trained 2 steps" in capsys.readouterr().out
     assert (tmp_path / "run" / "encoder" / "encoder.keras").exists()
@@ -111,6 +111,10 @@ def test_pretrain_and_vocab_bad_input(tmp_path, capsys):
     assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path / "no_tokenizer"),
                  "--data", "x.txt", "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
     assert "tokenizer" in capsys.readouterr().err
+    assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path), "--data", "x.txt",
+                 "--model-dir", str(tmp_path / "run"), "--steps", "1", "--shuffle-buffer", "-1"]) == 2
+    assert "shuffle_buffer must be 0 (corpus order) or a positive buffer size, got -1" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
 
 
 def test_bad_input_messages_are_one_line(assets, tmp_path, capsys):

@@ -98,6 +98,7 @@ def run_pretrain(args: argparse.Namespace) -> None:
             max_predictions=args.max_predictions, optimizer_recipe=args.optimizer, learning_rate=args.learning_rate,
             warmup_steps=args.warmup_steps,
             checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution, seed=args.seed,
+            shuffle_buffer=args.shuffle_buffer,
         )
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
@@ -197,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.add_argument("--checkpoint-every", type=int, default=1000)
     pretrain.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
     pretrain.add_argument("--seed", type=int)
+    pretrain.add_argument("--shuffle-buffer", type=int, default=1000,
+                          help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
     pretrain.set_defaults(run=run_pretrain)
 
     from tfbert.commands.export import add_export_parser

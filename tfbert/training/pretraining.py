@@ -373,6 +373,8 @@ def pretrain(
     At the end `model_dir` holds `encoder/encoder.keras`, `tokenizer/` and
     `config.yaml`, which fine-tuning and export read.
     """
+    if shuffle_buffer < 0:
+        raise ValueError(f"shuffle_buffer must be 0 (corpus order) or a positive buffer size, got {shuffle_buffer}")
     config = load_config(config) if isinstance(config, str) else config
     recipe_name, learning_rate, warmup_steps = optimizer_settings(config, steps, optimizer_recipe, learning_rate,
                                                                   warmup_steps)

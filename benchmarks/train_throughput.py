@@ -21,18 +21,16 @@ one large XLA-compiled float32 matmul measured in the same run.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-# Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
-# shadow the standard library's `tokenize` module (which inspect and linecache import); drop it.
-if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
-    sys.path.pop(0)
+# benchmarks/tokenize.py would shadow the standard library's tokenize: look here last.
+_HERE = str(Path(__file__).resolve().parent)
+sys.path = [entry for entry in sys.path if entry not in (_HERE, "")] + [_HERE]
 
 import argparse
 import os
 import platform
-import statistics
 import subprocess
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -42,41 +40,8 @@ import tensorflow as tf  # noqa: E402
 
 from tfbert.config import load_config  # noqa: E402
 from tfbert.models.pretraining import PretrainingModel  # noqa: E402
-
-LENGTH = 128
-PREDICTIONS = 20
-
-
-def make_batch(vocab_size: int, batch_size: int, seed: int = 0) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    positions = np.sort(np.stack([rng.choice(np.arange(1, LENGTH), PREDICTIONS, replace=False)
-                                  for _ in range(batch_size)]), axis=1).astype("int32")
-    return {
-        "token_ids": rng.integers(5, vocab_size, (batch_size, LENGTH)).astype("int32"),
-        "segment_ids": (np.arange(LENGTH)[None, :] >= LENGTH // 2).repeat(batch_size, 0).astype("int32"),
-        "padding_mask": np.ones((batch_size, LENGTH), "int32"),
-        "masked_positions": positions,
-        "masked_ids": rng.integers(5, vocab_size, (batch_size, PREDICTIONS)).astype("int32"),
-        "masked_weights": np.ones((batch_size, PREDICTIONS), "float32"),
-        "pair_labels": rng.integers(0, 2, batch_size).astype("int32"),
-    }
-
-
-def matmul_flops(config_name: str, batch_size: int, framework: str) -> float:
-    """Matmul FLOPs of one training step (forward x 3): the encoder's dense layers and attention, the MLM head."""
-    encoder = load_config(config_name).encoder
-    hidden, inner = encoder.hidden_size, encoder.intermediate_size
-    embedding = encoder.embedding_size or hidden
-    fused_projection = 3 * hidden * hidden  # queries, keys and values, at every position of every layer
-    # Per query position: the output projection, the feed-forward, the scores and the weighted values.
-    per_query = hidden * hidden + 2 * hidden * inner + 2 * LENGTH * hidden
-    last_layer_queries = PREDICTIONS + 1 if framework == "tfbert" else LENGTH
-    encoder_macs = (LENGTH * encoder.num_layers * fused_projection
-                    + (LENGTH * (encoder.num_layers - 1) + last_layer_queries) * per_query)
-    encoder_macs += LENGTH * hidden * embedding if embedding != hidden else 0
-    head_positions = LENGTH if framework == "hf" else PREDICTIONS
-    head_macs = head_positions * (hidden * embedding + embedding * encoder.vocab_size)
-    return 3 * 2 * batch_size * (encoder_macs + head_macs)
+from throughput_common import (LENGTH, PREDICTIONS, make_batch, matmul_flops, seconds,  # noqa: E402
+                               tfbert_inputs_and_labels, time_steps)
 
 
 def measured_matmul_peak() -> float:
@@ -84,34 +49,14 @@ def measured_matmul_peak() -> float:
     a, b = tf.random.normal([2048, 768]), tf.random.normal([768, 3072])
     matmul = tf.function(tf.matmul, jit_compile=True)
     matmul(a, b).numpy()
-    best = min(_seconds(lambda: matmul(a, b).numpy()) for _ in range(20))
+    best = min(seconds(lambda: matmul(a, b).numpy()) for _ in range(20))
     return 2 * 2048 * 768 * 3072 / best
 
 
-def _seconds(call) -> float:
-    start = time.perf_counter()
-    call()
-    return time.perf_counter() - start
-
-
-def time_steps(step, steps: int, warmup: int, batch_size: int) -> float:
-    for _ in range(warmup):
-        step()
-    durations = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        step()
-        durations.append(time.perf_counter() - start)
-    return batch_size / statistics.median(durations)
-
-
 def tfbert_step(config_name: str, batch: dict):
-    config = load_config(config_name)
-    model = PretrainingModel(config)
+    model = PretrainingModel(load_config(config_name))
     model.compile(optimizer=keras.optimizers.Adam(1e-4), jit_compile=True)
-    pair = f"{model.pair_objective}_labels"
-    inputs = {name: batch[name] for name in ("token_ids", "segment_ids", "padding_mask", "masked_positions")}
-    labels = {"masked_ids": batch["masked_ids"], "masked_weights": batch["masked_weights"], pair: batch["pair_labels"]}
+    inputs, labels = tfbert_inputs_and_labels(model, batch)
     return lambda: model.train_on_batch(inputs, labels)
 
 

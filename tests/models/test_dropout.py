@@ -57,12 +57,13 @@ def test_saved_in_a_functional_model(tmp_path):
     assert type(layer) is Dropout and layer.rate == 0.2 and layer.seed == 5
 
 
-def test_masks_are_the_same_on_the_torch_backend():
-    pytest.importorskip("torch")
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_masks_are_the_same_on_other_backends(backend):
+    pytest.importorskip(backend)
     script = ("import numpy as np, keras; from tfbert.models.dropout import hashed_keep_mask; "
               "m = keras.ops.convert_to_numpy(hashed_keep_mask((3, 5, 7), np.array([11, -2]), 0.25)); "
               "print(''.join('1' if v else '0' for v in m.ravel()))")
-    result = subprocess.run([sys.executable, "-c", script], env={**os.environ, "KERAS_BACKEND": "torch"},
+    result = subprocess.run([sys.executable, "-c", script], env={**os.environ, "KERAS_BACKEND": backend},
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     here = keras.ops.convert_to_numpy(hashed_keep_mask((3, 5, 7), np.array([11, -2]), 0.25))

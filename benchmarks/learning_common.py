@@ -25,12 +25,13 @@ import tfbert.corpus  # noqa: E402
 
 
 def bible_arguments(steps: int) -> argparse.Namespace:
-    """The command line of the Bible runs: --steps, --batch-size, --sequence-length, --vocab-size."""
+    """The command line of the Bible runs: --steps, --batch-size, --sequence-length, --vocab-size, --hidden."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=steps)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--sequence-length", type=int, default=64)
     parser.add_argument("--vocab-size", type=int, default=2000)
+    parser.add_argument("--hidden", type=int, default=128, help="hidden size of the (discriminator) encoder")
     return parser.parse_args()
 
 

@@ -1,6 +1,6 @@
 """Does a tiny ELECTRA learn replaced-token detection on real text on the CPU?
 
-Trains a tiny ELECTRA (discriminator L=2, H=128; generator 1/4 wide) with the `electra`
+Trains a tiny ELECTRA (discriminator L=2, H=128 or `--hidden`, heads of 64; generator 1/4 wide) with the `electra`
 recipe of `tfbert.training.pretraining` (consecutive one/two segments, 15% token masking) on
 the bundled World English Bible (`tfbert.corpus`, 9/10 of the chapters), with a WordPiece
 vocabulary trained on those chapters by `tfbert.text.vocab_training`, and measures the
@@ -10,7 +10,7 @@ precision), and, to see learning that the threshold hides, the ranking quality (
 replaced class; 0.5 is chance), the share of replaced tokens and how often the generator's
 sample is the original token.
 
-    python benchmarks/learning_electra.py [--steps 2000]
+    python benchmarks/learning_electra.py [--steps 2000] [--batch-size 32] [--hidden 128]
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def rtd_diagnostics(model: ElectraPretrainingModel, heldout) -> dict[str, float]
 def main() -> None:
     run = BibleRun(bible_arguments(steps=2000))
     steps = run.args.steps
-    config = run.config(tiny_electra(hidden=128, layers=2, heads=2, embedding=128))
+    config = run.config(tiny_electra(hidden=run.args.hidden, layers=2, heads=run.args.hidden // 64, embedding=128))
     heldout = run.heldout(config, max_predictions=10)
     model = ElectraPretrainingModel(config, seed=0)
     diagnostics = {0: rtd_diagnostics(model, heldout)}

@@ -27,7 +27,7 @@ from tfbert.models.spanbert import SpanBertPretrainingModel  # noqa: E402
 def main() -> None:
     run = BibleRun(bible_arguments(steps=1500))
     steps = run.args.steps
-    config = run.config(tiny_spanbert(hidden=128, layers=2, heads=2))
+    config = run.config(tiny_spanbert(hidden=run.args.hidden, layers=2, heads=run.args.hidden // 64))
     heldout = run.heldout(config, max_predictions=12)
     model = SpanBertPretrainingModel(config)
     before, after, seconds = run.train_and_evaluate(model, config, heldout, optimizer_recipe="bert",

@@ -1,6 +1,11 @@
-"""Small configs and batches shared by the model tests."""
+"""Small configs and batches shared by the model tests, and running a script on another Keras backend."""
+
+import os
+import subprocess
+import sys
 
 import numpy as np
+import pytest
 
 from tfbert.config import EncoderConfig, ModelConfig
 
@@ -33,3 +38,12 @@ def pretraining_batch(config: ModelConfig, batch: int = 4, length: int = 16, pre
     if pair:
         labels[pair] = rng.integers(0, 2, size=batch).astype("int32")
     return inputs, labels
+
+
+def run_on_backend(backend: str, script: str) -> str:
+    """Runs `script` in a fresh process with `KERAS_BACKEND=backend` and returns its last line of output."""
+    pytest.importorskip(backend)
+    env = {**os.environ, "KERAS_BACKEND": backend}
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout.strip().splitlines()[-1]

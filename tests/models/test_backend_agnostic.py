@@ -1,12 +1,10 @@
 """Model code is pure `keras.ops`: no TensorFlow, no data-side imports, and it runs on another backend."""
 
 import ast
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from model_fixtures import run_on_backend
 
 MODEL_FILES = sorted((Path(__file__).parents[2] / "tfbert" / "models").glob("*.py"))
 FORBIDDEN_PREFIXES = ("tensorflow", "tensorflow_text", "tfbert.data", "tfbert.text", "tfbert.distribute", "tfbert.export")
@@ -19,15 +17,6 @@ def test_model_modules_import_no_tensorflow_and_no_data_side(path):
     imported += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
     offending = [name for name in imported if name.startswith(FORBIDDEN_PREFIXES)]
     assert not offending, f"{path.name} imports {offending}"
-
-
-def run_on_backend(backend: str, script: str) -> str:
-    """Runs `script` in a fresh process on `backend` and returns its last line of output."""
-    pytest.importorskip(backend)
-    env = {**os.environ, "KERAS_BACKEND": backend}
-    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout.strip().splitlines()[-1]
 
 
 @pytest.mark.parametrize("backend", ["torch", "jax"])

@@ -1,12 +1,9 @@
 """tfbert's Dropout: Keras's semantics (rate, scaling, seeds, serialization), a mask from an integer hash."""
 
-import os
-import subprocess
-import sys
-
 import keras
 import numpy as np
 import pytest
+from model_fixtures import run_on_backend
 
 from tfbert.models.dropout import Dropout, hashed_keep_mask
 
@@ -59,12 +56,8 @@ def test_saved_in_a_functional_model(tmp_path):
 
 @pytest.mark.parametrize("backend", ["torch", "jax"])
 def test_masks_are_the_same_on_other_backends(backend):
-    pytest.importorskip(backend)
     script = ("import numpy as np, keras; from tfbert.models.dropout import hashed_keep_mask; "
               "m = keras.ops.convert_to_numpy(hashed_keep_mask((3, 5, 7), np.array([11, -2]), 0.25)); "
               "print(''.join('1' if v else '0' for v in m.ravel()))")
-    result = subprocess.run([sys.executable, "-c", script], env={**os.environ, "KERAS_BACKEND": backend},
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
     here = keras.ops.convert_to_numpy(hashed_keep_mask((3, 5, 7), np.array([11, -2]), 0.25))
-    assert result.stdout.strip().splitlines()[-1] == "".join("1" if v else "0" for v in here.ravel())
+    assert run_on_backend(backend, script) == "".join("1" if v else "0" for v in here.ravel())

@@ -83,8 +83,9 @@ def shuffle_context(dataset: tf.data.Dataset, special_ids: tuple[int, ...], seed
     def shuffled_batches():
         for inputs, labels in dataset.as_numpy_iterator():
             token_ids = inputs["token_ids"].copy()
+            context = (inputs["padding_mask"] > 0) & ~np.isin(token_ids, special_ids)
             for row, (positions, weights) in enumerate(zip(inputs["masked_positions"], labels["masked_weights"])):
-                movable = (inputs["padding_mask"][row] > 0) & ~np.isin(token_ids[row], special_ids)
+                movable = context[row]
                 movable[positions[weights > 0]] = False
                 where = np.flatnonzero(movable)
                 token_ids[row, where] = token_ids[row, rng.permutation(where)]
@@ -163,7 +164,8 @@ def main() -> None:
             optimizer, rate, warmup = result["recipe"]
             recipe = f"{optimizer}, {rate if rate is not None else 'recipe'}, {warmup if warmup is not None else 'recipe'}"
             print(f"| {config_name} | {recipe} | {result['start']:.3f} | {result['mlm_loss']:.3f} | {reduction:.0%} | "
-                  f"{result['mlm_accuracy']:.3f} | {sop} | {result['shuffled_mlm_loss']:.3f} | {result['minutes']:.1f} | {result['cpu_minutes']:.1f} |",
+                  f"{result['mlm_accuracy']:.3f} | {sop} | {result['shuffled_mlm_loss']:.3f} | "
+                  f"{result['minutes']:.1f} | {result['cpu_minutes']:.1f} |",
                   flush=True)
 
 

@@ -1,4 +1,4 @@
-"""What the training-throughput benchmarks share: the batch, the step's matmul FLOPs, the timing.
+"""What the training-throughput benchmarks share: the batch, tfbert's train step, its matmul FLOPs, the timing.
 
 Imports no TensorFlow, so `train_throughput_jax.py` runs where only JAX is installed.
 """
@@ -8,9 +8,11 @@ from __future__ import annotations
 import statistics
 import time
 
+import keras
 import numpy as np
 
 from tfbert.config import load_config
+from tfbert.models.pretraining import PretrainingModel
 
 LENGTH = 128
 PREDICTIONS = 20
@@ -32,12 +34,14 @@ def make_batch(vocab_size: int, batch_size: int, seed: int = 0) -> dict[str, np.
     }
 
 
-def tfbert_inputs_and_labels(model, batch: dict[str, np.ndarray]) -> tuple[dict, dict]:
-    """`batch` as the `(inputs, labels)` a tfbert `PretrainingModel` trains on (MLM and NSP/SOP)."""
+def tfbert_step(config_name: str, batch: dict[str, np.ndarray]):
+    """A call that runs one XLA-compiled train step (MLM + NSP/SOP, Adam) of `config_name`'s model on `batch`."""
+    model = PretrainingModel(load_config(config_name))
+    model.compile(optimizer=keras.optimizers.Adam(1e-4), jit_compile=True)
     inputs = {name: batch[name] for name in ("token_ids", "segment_ids", "padding_mask", "masked_positions")}
     labels = {"masked_ids": batch["masked_ids"], "masked_weights": batch["masked_weights"],
               f"{model.pair_objective}_labels": batch["pair_labels"]}
-    return inputs, labels
+    return lambda: model.train_on_batch(inputs, labels)
 
 
 def matmul_flops(config_name: str, batch_size: int, framework: str) -> float:

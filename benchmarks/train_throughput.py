@@ -39,9 +39,8 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from tfbert.config import load_config  # noqa: E402
-from tfbert.models.pretraining import PretrainingModel  # noqa: E402
 from throughput_common import (LENGTH, PREDICTIONS, make_batch, matmul_flops, seconds,  # noqa: E402
-                               tfbert_inputs_and_labels, time_steps)
+                               tfbert_step, time_steps)
 
 
 def measured_matmul_peak() -> float:
@@ -51,13 +50,6 @@ def measured_matmul_peak() -> float:
     matmul(a, b).numpy()
     best = min(seconds(lambda: matmul(a, b).numpy()) for _ in range(20))
     return 2 * 2048 * 768 * 3072 / best
-
-
-def tfbert_step(config_name: str, batch: dict):
-    model = PretrainingModel(load_config(config_name))
-    model.compile(optimizer=keras.optimizers.Adam(1e-4), jit_compile=True)
-    inputs, labels = tfbert_inputs_and_labels(model, batch)
-    return lambda: model.train_on_batch(inputs, labels)
 
 
 def keras_hub_step(config_name: str, batch: dict):

@@ -36,9 +36,8 @@ import jax.numpy as jnp  # noqa: E402
 import keras  # noqa: E402
 
 from tfbert.config import load_config  # noqa: E402
-from tfbert.models.pretraining import PretrainingModel  # noqa: E402
 from throughput_common import (LENGTH, PREDICTIONS, make_batch, matmul_flops, seconds,  # noqa: E402
-                               tfbert_inputs_and_labels, time_steps)
+                               tfbert_step, time_steps)
 
 POLICIES = {"bfloat16": "mixed_bfloat16", "float32": "float32"}
 
@@ -51,14 +50,6 @@ def measured_matmul_peak(size: int, dtype: str) -> float:
     matmul(a, b).block_until_ready()
     best = min(seconds(lambda: matmul(a, b).block_until_ready()) for _ in range(20))
     return 2 * size**3 / best
-
-
-def tfbert_step(config_name: str, batch_size: int):
-    """One compiled train step of `config_name`'s pretraining model, returning once its loss is on the host."""
-    model = PretrainingModel(load_config(config_name))
-    model.compile(optimizer=keras.optimizers.Adam(1e-4), jit_compile=True)
-    inputs, labels = tfbert_inputs_and_labels(model, make_batch(model.config.encoder.vocab_size, batch_size))
-    return lambda: model.train_on_batch(inputs, labels)
 
 
 def main() -> None:
@@ -83,7 +74,8 @@ def main() -> None:
     print("| model | sequences/s | step ms | matmul TFLOP/s | share of matmul peak |")
     print("|---|---:|---:|---:|---:|")
     for config_name in args.configs:
-        rate = time_steps(tfbert_step(config_name, args.batch_size), args.steps, args.warmup, args.batch_size)
+        batch = make_batch(load_config(config_name).encoder.vocab_size, args.batch_size)
+        rate = time_steps(tfbert_step(config_name, batch), args.steps, args.warmup, args.batch_size)
         flops = rate / args.batch_size * matmul_flops(config_name, args.batch_size, "tfbert")
         print(f"| {config_name} | {rate:.1f} | {1000 * args.batch_size / rate:.1f} | {flops / 1e12:.2f} | "
               f"{flops / peak:.0%} |", flush=True)

@@ -40,6 +40,13 @@ Tokenizer = Callable[[tf.Tensor], tf.RaggedTensor]
 LABEL_KEYS = {"nsp": "next_sentence_labels", "sop": "sentence_order_labels"}
 
 
+def shuffled(dataset: tf.data.Dataset, buffer_size: int, seed: int | None = None) -> tf.data.Dataset:
+    """`dataset` shuffled with a buffer of `buffer_size` (seeded, anew every pass); as it is when 0."""
+    if buffer_size <= 0:
+        return dataset
+    return dataset.shuffle(buffer_size, seed=seed, reshuffle_each_iteration=True)
+
+
 def tokenize_documents(
     documents: tf.data.Dataset,
     tokenizer: Tokenizer,
@@ -346,9 +353,7 @@ def pretraining_dataset(
     def with_static_batch(features):
         return {name: tf.ensure_shape(value, [batch_size] + value.shape[1:]) for name, value in features.items()}
 
-    if shuffle_buffer > 0:
-        examples = examples.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
-    batches = examples.ragged_batch(batch_size, drop_remainder=True)
+    batches = shuffled(examples, shuffle_buffer, seed).ragged_batch(batch_size, drop_remainder=True)
     packed = batches.map(lambda batch: with_static_batch(pack(batch)),
                          num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     masked = mask_dataset(packed, masker, seed=seed).map(with_static_batch)

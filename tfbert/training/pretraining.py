@@ -34,7 +34,7 @@ from tfbert.data import (MaskedLMMasker, SegmentPacker, pretraining_dataset, tex
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
 from tfbert.data.masking import mask_dataset
 from tfbert.data.packing import num_special_tokens
-from tfbert.data.pretraining import tokenize_documents
+from tfbert.data.pretraining import shuffled, tokenize_documents
 from tfbert.data.segments import consecutive_segment_examples, pack_one_or_two_segments
 from tfbert.models.pretraining import PretrainingModel
 from tfbert.text import load_tokenizer
@@ -183,14 +183,12 @@ def electra_dataset(
     examples = consecutive_segment_examples(tokenized, max_num_tokens=max_num_tokens,
                                             single_segment_prob=single_segment_prob,
                                             seed=None if seed is None else seed + 1)
-    if shuffle_buffer > 0:
-        examples = examples.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
 
     def pack(batch):
         packed = pack_one_or_two_segments(packer, batch["first"], batch["second"])
         return {name: tf.ensure_shape(value, [batch_size, packer.sequence_length]) for name, value in packed.items()}
 
-    batches = examples.ragged_batch(batch_size, drop_remainder=True).map(
+    batches = shuffled(examples, shuffle_buffer, seed).ragged_batch(batch_size, drop_remainder=True).map(
         pack, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     return mask_dataset(batches, masker, seed=seed)
 
@@ -393,9 +391,7 @@ def pretrain(
         if documents is None:
             return xlm_examples(config, tokenizer, data, batch_size=batch_size, sequence_length=sequence_length,
                                 max_predictions=max_predictions, seed=seed, input_context=input_context)
-        shard = shard_for_input_pipeline(documents, input_context)
-        if shuffle_buffer > 0:
-            shard = shard.shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
+        shard = shuffled(shard_for_input_pipeline(documents, input_context), shuffle_buffer, seed)
         return pretraining_examples(config, tokenizer, shard.repeat(), batch_size=batch_size,
                                     sequence_length=sequence_length, max_predictions=max_predictions, seed=seed,
                                     shuffle_buffer=shuffle_buffer)

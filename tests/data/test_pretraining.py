@@ -125,9 +125,9 @@ def test_full_sentences_cross_documents_doc_sentences_do_not(lee_tokenized, word
     assert set(np.cumsum([len(c) for c in per_doc])) <= sentence_ends
 
 
-@pytest.mark.parametrize("objective", ["nsp", "sop", "full_sentences", "doc_sentences"])
+@pytest.mark.parametrize("objective", ["nsp", "sop", "full_sentences", "doc_sentences", "electra_segments"])
 def test_end_to_end_batches(objective, wordpiece, lee_documents_path):
-    style = "bert" if objective in LABEL_KEYS else "roberta"
+    style = "bert" if objective in (*LABEL_KEYS, "electra_segments") else "roberta"
     packer = SegmentPacker(128, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id, style=style)
     masker = MaskedLMMasker.for_tokenizer(wordpiece, max_predictions=20, unit="whole_word", word_scheme="wordpiece")
     documents = text_line_documents(lee_documents_path, one_document_per_line=True)
@@ -143,6 +143,10 @@ def test_end_to_end_batches(objective, wordpiece, lee_documents_path):
     if objective in LABEL_KEYS:
         assert set(np.unique(batch[LABEL_KEYS[objective]])) <= {0, 1}
         assert (batch["segment_ids"].max(axis=1) == 1).all()
+    elif objective == "electra_segments":
+        two_segments = np.concatenate([b["segment_ids"].max(axis=1) for b in batches])
+        assert 0.7 < two_segments.mean() < 1.0, "about 10% of the examples are one segment"
+        assert not set(batch) & set(LABEL_KEYS.values())
     else:
         assert (batch["segment_ids"] == 0).all()
     # Same seed, same iteration number: identical.

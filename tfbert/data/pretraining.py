@@ -12,6 +12,11 @@ Objectives:
   length, running on into the next document after an extra separator.
 * ``"doc_sentences"`` (RoBERTa): the same, but a sequence never crosses a
   document boundary.
+* ``"electra_segments"`` (ELECTRA, Clark et al., 2020, `build_pretraining_dataset.py`):
+  consecutive sentences of one document as two segments in order
+  (`[CLS] a [SEP] b [SEP]`) or, with probability `single_segment_prob`, as one
+  (`[CLS] a [SEP]`); no label, `b` always really follows `a`. They are the SOP
+  pairs put back in order.
 
 For NSP and SOP, each chunk's target length is the maximum, or with
 probability `short_seq_prob` a length drawn uniformly from [2, maximum]
@@ -34,7 +39,7 @@ import tensorflow as tf
 from tfbert.data.masking import MaskedLMMasker, mask_dataset
 from tfbert.data.packing import SegmentPacker, num_special_tokens
 
-Objective = Literal["nsp", "sop", "full_sentences", "doc_sentences"]
+Objective = Literal["nsp", "sop", "full_sentences", "doc_sentences", "electra_segments"]
 Tokenizer = Callable[[tf.Tensor], tf.RaggedTensor]
 
 LABEL_KEYS = {"nsp": "next_sentence_labels", "sop": "sentence_order_labels"}
@@ -238,6 +243,49 @@ def pair_examples(
     return pairs.filter(lambda pair: (tf.size(pair["first"]) > 0) & (tf.size(pair["second"]) > 0))
 
 
+def consecutive_segment_examples(
+    tokenized_documents: tf.data.Dataset,
+    *,
+    max_num_tokens: int,
+    single_segment_prob: float = 0.1,
+    short_seq_prob: float = 0.1,
+    seed: int | None = None,
+) -> tf.data.Dataset:
+    """Tokenized documents -> `{"first", "second"}` consecutive segments (`second` empty for one segment)."""
+    pairs = pair_examples(tokenized_documents, objective="sop", max_num_tokens=max_num_tokens,
+                          short_seq_prob=short_seq_prob, seed=seed)
+    coins = tf.data.Dataset.random(seed=None if seed is None else seed + 2, rerandomize_each_iteration=True)
+
+    def in_order(pair, coin):
+        swapped = pair["label"] > 0
+        first = tf.cond(swapped, lambda: pair["second"], lambda: pair["first"])
+        second = tf.cond(swapped, lambda: pair["first"], lambda: pair["second"])
+        single = tf.cast(coin % 1_000_000, tf.float32) / 1_000_000.0 < single_segment_prob
+        joined = tf.concat([first, second], 0)
+        return {
+            "first": tf.cond(single, lambda: joined, lambda: first),
+            "second": tf.cond(single, lambda: second[:0], lambda: second),
+        }
+
+    return tf.data.Dataset.zip((pairs, coins)).map(in_order, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+
+
+def pack_one_or_two_segments(packer: SegmentPacker, first: tf.RaggedTensor, second: tf.RaggedTensor) -> dict:
+    """`packer([first, second])`, with rows whose `second` is empty packed as one segment.
+
+    The packer would give such a row `[CLS] a [SEP] [SEP]`; the lone second `[SEP]` (the only
+    token of segment 1) is turned into padding.
+    """
+    packed = packer([first, second])
+    empty = tf.equal(tf.cast(second.row_lengths(), tf.int32), 0)[:, tf.newaxis]
+    lone = empty & (packed["segment_ids"] > 0)
+    return {
+        "token_ids": tf.where(lone, packer.pad_id, packed["token_ids"]),
+        "segment_ids": tf.where(lone, 0, packed["segment_ids"]),
+        "padding_mask": tf.where(lone, 0, packed["padding_mask"]),
+    }
+
+
 def contiguous_examples(
     tokenized_documents: tf.data.Dataset,
     *,
@@ -305,6 +353,7 @@ def pretraining_dataset(
     short_seq_prob: float = 0.1,
     other_document_buffer: int = 1000,
     shuffle_buffer: int = 0,
+    single_segment_prob: float = 0.1,
 ) -> tf.data.Dataset:
     """Documents -> packed, masked, batched pretraining examples (`drop_remainder=True`).
 
@@ -317,6 +366,7 @@ def pretraining_dataset(
     Elements are dicts of `[batch_size, ...]` tensors: the packer's
     `token_ids`, `segment_ids`, `padding_mask`, the masker's outputs and, for
     "nsp" / "sop", `next_sentence_labels` / `sentence_order_labels`.
+    `single_segment_prob` is used by "electra_segments" only.
 
     >>> tokenizer = tfbert.text.WordPieceTokenizer("vocab.txt")
     >>> packer = SegmentPacker(128, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
@@ -325,7 +375,7 @@ def pretraining_dataset(
     ...                          objective="nsp", packer=packer, masker=masker,
     ...                          batch_size=256, seed=0)
     """
-    num_segments = 2 if objective in LABEL_KEYS else 1
+    num_segments = 2 if objective in (*LABEL_KEYS, "electra_segments") else 1
     max_num_tokens = packer.sequence_length - num_special_tokens(packer.style, num_segments)
     tokenized = tokenize_documents(documents, tokenizer, max_num_tokens)
     pairing_seed = None if seed is None else seed + 1
@@ -347,6 +397,13 @@ def pretraining_dataset(
 
         def pack(batch):
             return packer([batch])
+    elif objective == "electra_segments":
+        examples = consecutive_segment_examples(
+            tokenized, max_num_tokens=max_num_tokens, single_segment_prob=single_segment_prob,
+            short_seq_prob=short_seq_prob, seed=pairing_seed)
+
+        def pack(batch):
+            return pack_one_or_two_segments(packer, batch["first"], batch["second"])
     else:
         raise ValueError(f"unknown objective {objective!r}")
 

@@ -33,9 +33,7 @@ from tfbert.data import (MaskedLMMasker, SegmentPacker, pretraining_dataset, tex
                          tfrecord_documents)
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
 from tfbert.data.masking import mask_dataset
-from tfbert.data.packing import num_special_tokens
-from tfbert.data.pretraining import shuffled, tokenize_documents
-from tfbert.data.segments import consecutive_segment_examples, pack_one_or_two_segments
+from tfbert.data.pretraining import shuffled
 from tfbert.models.pretraining import PretrainingModel
 from tfbert.text import load_tokenizer
 from tfbert.text.base import Tokenizer
@@ -154,43 +152,9 @@ def pretraining_examples(
                                           unit=recipe.masking_unit, word_scheme=recipe.word_scheme)
     if recipe.objective == "xlm":
         raise ValueError("XLM examples need language ids: use xlm_examples (or pretrain with data='tlm:...')")
-    if recipe.objective == "electra_segments":
-        examples = electra_dataset(documents, tokenizer, packer=packer, masker=masker, batch_size=batch_size, seed=seed,
-                                   shuffle_buffer=shuffle_buffer)
-    else:
-        examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, packer=packer,
-                                       masker=masker, batch_size=batch_size, seed=seed, shuffle_buffer=shuffle_buffer)
+    examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, packer=packer,
+                                   masker=masker, batch_size=batch_size, seed=seed, shuffle_buffer=shuffle_buffer)
     return examples.map(lambda batch: split_inputs_and_labels(batch, config)).prefetch(tf.data.AUTOTUNE)
-
-
-def electra_dataset(
-    documents: tf.data.Dataset,
-    tokenizer: Tokenizer,
-    *,
-    packer: SegmentPacker,
-    masker: MaskedLMMasker,
-    batch_size: int,
-    seed: int | None = None,
-    single_segment_prob: float = 0.1,
-    shuffle_buffer: int = 0,
-) -> tf.data.Dataset:
-    """ELECTRA's packed, masked batches: consecutive text as one or two segments (no NSP label).
-
-    Examples are shuffled with a buffer of `shuffle_buffer` before batching (0: document order).
-    """
-    max_num_tokens = packer.sequence_length - num_special_tokens(packer.style, 2)
-    tokenized = tokenize_documents(documents, tokenizer.tokenize, max_num_tokens)
-    examples = consecutive_segment_examples(tokenized, max_num_tokens=max_num_tokens,
-                                            single_segment_prob=single_segment_prob,
-                                            seed=None if seed is None else seed + 1)
-
-    def pack(batch):
-        packed = pack_one_or_two_segments(packer, batch["first"], batch["second"])
-        return {name: tf.ensure_shape(value, [batch_size, packer.sequence_length]) for name, value in packed.items()}
-
-    batches = shuffled(examples, shuffle_buffer, seed).ragged_batch(batch_size, drop_remainder=True).map(
-        pack, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
-    return mask_dataset(batches, masker, seed=seed)
 
 
 def parse_xlm_data(data: str | Sequence[str]) -> tuple[str, list[str]]:

@@ -176,13 +176,9 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
 
         # The generator's last layer runs only at the masked positions: its head reads nothing else.
         generated = generator.encode_at_positions(encoder_inputs, inputs["masked_positions"])
-        generator_head = MaskedLMHead(
-            discriminator.token_embedding,
-            activation="gelu",
-            layer_norm_epsilon=config.generator.layer_norm_epsilon,
-            initializer_range=config.generator.initializer_range,
-            dtype=policy,
-            name="generator_head",
+        # ELECTRA's generator head uses GELU whatever the encoder's activation (Google's and Hugging Face's).
+        generator_head = MaskedLMHead.for_encoder(
+            discriminator.token_embedding, config.generator, activation="gelu", dtype=policy, name="generator_head"
         )
         mlm_logits = generator_head(generated["sequence_output"])
         sampled = GumbelSampler(seed, name="sampler")(mlm_logits)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from tfbert.config import EncoderConfig
 from tfbert.models.activations import get_activation
 from tfbert.models.dropout import Dropout
 from tfbert.models.embeddings import TokenEmbedding
@@ -44,6 +45,19 @@ class MaskedLMHead(keras.layers.Layer):
             name="transform",
         )
         self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="layer_norm")
+
+    @classmethod
+    def for_encoder(
+        cls, token_embedding: TokenEmbedding, config: EncoderConfig, activation: str | None = None, **kwargs
+    ) -> "MaskedLMHead":
+        """The head of an encoder made from `config`: its epsilon, initializer and (unless given) activation."""
+        return cls(
+            token_embedding,
+            activation=activation or config.activation,
+            layer_norm_epsilon=config.layer_norm_epsilon,
+            initializer_range=config.initializer_range,
+            **kwargs,
+        )
 
     def build(self, sequence_shape, positions_shape=None):
         self.transform.build(sequence_shape)

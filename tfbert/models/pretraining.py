@@ -51,14 +51,7 @@ class PretrainingModel(WeightedObjectives, keras.Model):
         inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")
         encoded = encoder.encode_at_positions({name: inputs[name] for name in encoder.input}, inputs["masked_positions"])
 
-        mlm_head = MaskedLMHead(
-            encoder.token_embedding,
-            activation=encoder_config.activation,
-            layer_norm_epsilon=encoder_config.layer_norm_epsilon,
-            initializer_range=encoder_config.initializer_range,
-            dtype=policy,
-            name="mlm_head",
-        )
+        mlm_head = MaskedLMHead.for_encoder(encoder.token_embedding, encoder_config, dtype=policy, name="mlm_head")
         outputs = {"mlm_logits": mlm_head(encoded["sequence_output"])}
         pair_objective = PAIR_OBJECTIVES.get(config.architecture)
         if pair_objective:

@@ -134,14 +134,7 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
         slot = ops.cumsum(ops.ones_like(masked), axis=1) - 1
         count = ops.sum(ops.ones_like(masked), axis=1, keepdims=True)
 
-        mlm_head = MaskedLMHead(
-            encoder.token_embedding,
-            activation=encoder_config.activation,
-            layer_norm_epsilon=encoder_config.layer_norm_epsilon,
-            initializer_range=encoder_config.initializer_range,
-            dtype=policy,
-            name="mlm_head",
-        )
+        mlm_head = MaskedLMHead.for_encoder(encoder.token_embedding, encoder_config, dtype=policy, name="mlm_head")
         sbo_head = SpanBoundaryHead(
             encoder.token_embedding,
             encoder_config.hidden_size,

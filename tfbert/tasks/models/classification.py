@@ -5,29 +5,8 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from tfbert.models.dropout import Dropout
-from tfbert.models.initializers import truncated_normal
 from tfbert.tasks.models.base import EncoderLike, TaskModel, as_encoder, encoder_inputs, label_tensor, policy_name
-from tfbert.tasks.models.layers import POOLING_MODES, Pooling
-
-HEAD_POOLING = ("pooler", *POOLING_MODES)
-
-
-def _pooled_head(encoder, inputs, units: int, dropout_rate: float | None, pooling: str, policy, name: str):
-    """Dropout + dense on one vector per text: BERT's pooler output, the token mean, or the first token."""
-    if pooling not in HEAD_POOLING:
-        raise ValueError(f"unknown pooling {pooling!r}; expected one of {', '.join(HEAD_POOLING)}")
-    outputs = encoder(inputs)
-    if pooling == "pooler":
-        pooled = outputs["pooled_output"]
-    else:
-        pooled = Pooling(pooling, name="pooling")(outputs["sequence_output"], inputs["padding_mask"])
-    rate = encoder.config.dropout_rate if dropout_rate is None else dropout_rate
-    pooled = Dropout(rate, dtype=policy, name="head_dropout")(pooled)
-    dense = keras.layers.Dense(
-        units, kernel_initializer=truncated_normal(encoder.config.initializer_range), dtype=policy, name=name
-    )
-    return ops.cast(dense(pooled), "float32")
+from tfbert.tasks.models.layers import pooled_dense_head
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
@@ -57,7 +36,7 @@ class SequenceClassifier(TaskModel):
         encoder = as_encoder(encoder, dtype)
         policy = policy_name(encoder, dtype)
         inputs = encoder_inputs(encoder)
-        logits = _pooled_head(encoder, inputs, num_classes, dropout_rate, pooling, policy, "classifier")
+        logits = pooled_dense_head(encoder, inputs, num_classes, dropout_rate, pooling, policy, "classifier")
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
         self._remember(encoder, {"num_classes": num_classes, "dropout_rate": dropout_rate, "pooling": pooling}, dtype)
         self._track("accuracy")
@@ -94,7 +73,7 @@ class SequenceRegressor(TaskModel):
         encoder = as_encoder(encoder, dtype)
         policy = policy_name(encoder, dtype)
         inputs = encoder_inputs(encoder)
-        score = _pooled_head(encoder, inputs, 1, dropout_rate, pooling, policy, "regressor")[:, 0]
+        score = pooled_dense_head(encoder, inputs, 1, dropout_rate, pooling, policy, "regressor")[:, 0]
         super().__init__(inputs=inputs, outputs={"score": score}, **kwargs)
         self._remember(encoder, {"dropout_rate": dropout_rate, "pooling": pooling}, dtype)
         self._track("mean_absolute_error")

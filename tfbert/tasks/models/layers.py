@@ -5,7 +5,11 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from tfbert.models.dropout import Dropout
+from tfbert.models.initializers import truncated_normal
+
 POOLING_MODES = ("mean", "cls")
+HEAD_POOLING = ("pooler", *POOLING_MODES)
 # Added to the logits of padding positions: far below any real logit, still finite in float32.
 NEGATIVE_LOGIT = -1e9
 
@@ -71,3 +75,26 @@ class SplitChoices(keras.layers.Layer):
 
     def compute_output_shape(self, scores_shape, ids_shape):
         return (ids_shape[0], ids_shape[1])
+
+
+def pooled_dense_head(encoder, inputs: dict, units: int, dropout_rate: float | None, pooling: str, policy, name: str):
+    """Dropout + dense on one vector per text: BERT's pooler output (`"pooler"`), the token mean or the first token.
+
+    `dropout_rate=None` takes the encoder's; the result is float32.
+
+    Example:
+        >>> logits = pooled_dense_head(encoder, inputs, 3, None, "pooler", "float32", "classifier")
+    """
+    if pooling not in HEAD_POOLING:
+        raise ValueError(f"unknown pooling {pooling!r}; expected one of {', '.join(HEAD_POOLING)}")
+    outputs = encoder(inputs)
+    if pooling == "pooler":
+        pooled = outputs["pooled_output"]
+    else:
+        pooled = Pooling(pooling, name="pooling")(outputs["sequence_output"], inputs["padding_mask"])
+    rate = encoder.config.dropout_rate if dropout_rate is None else dropout_rate
+    pooled = Dropout(rate, dtype=policy, name="head_dropout")(pooled)
+    dense = keras.layers.Dense(
+        units, kernel_initializer=truncated_normal(encoder.config.initializer_range), dtype=policy, name=name
+    )
+    return ops.cast(dense(pooled), "float32")

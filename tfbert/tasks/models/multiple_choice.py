@@ -5,10 +5,8 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from tfbert.models.dropout import Dropout
-from tfbert.models.initializers import truncated_normal
 from tfbert.tasks.models.base import EncoderLike, TaskModel, as_encoder, label_tensor, policy_name
-from tfbert.tasks.models.layers import POOLING_MODES, MergeChoices, Pooling, SplitChoices
+from tfbert.tasks.models.layers import MergeChoices, SplitChoices, pooled_dense_head
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
@@ -31,23 +29,12 @@ class MultipleChoice(TaskModel):
 
     def __init__(self, encoder: EncoderLike, dropout_rate: float | None = None, pooling: str = "pooler",
                  dtype: str | None = None, **kwargs):
-        if pooling not in ("pooler", *POOLING_MODES):
-            raise ValueError(f"unknown pooling {pooling!r}; expected pooler, {', '.join(POOLING_MODES)}")
         encoder = as_encoder(encoder, dtype)
         policy = policy_name(encoder, dtype)
         inputs = {name: keras.Input(shape=(None, None), dtype="int32", name=name) for name in encoder.input}
         merge = MergeChoices(name="merge_choices")
         merged = {name: merge(tensor) for name, tensor in inputs.items()}
-        outputs = encoder(merged)
-        if pooling == "pooler":
-            pooled = outputs["pooled_output"]
-        else:
-            pooled = Pooling(pooling, name="pooling")(outputs["sequence_output"], merged["padding_mask"])
-        rate = encoder.config.dropout_rate if dropout_rate is None else dropout_rate
-        pooled = Dropout(rate, dtype=policy, name="head_dropout")(pooled)
-        scores = keras.layers.Dense(
-            1, kernel_initializer=truncated_normal(encoder.config.initializer_range), dtype=policy, name="scorer"
-        )(pooled)
+        scores = pooled_dense_head(encoder, merged, 1, dropout_rate, pooling, policy, "scorer")
         logits = SplitChoices(name="split_choices")(scores, inputs["token_ids"])
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
         self._remember(encoder, {"dropout_rate": dropout_rate, "pooling": pooling}, dtype)

@@ -24,14 +24,17 @@ import tensorflow as tf  # noqa: E402
 import tfbert.corpus  # noqa: E402
 
 
-def bible_arguments(steps: int) -> argparse.Namespace:
-    """The command line of the Bible runs: --steps, --batch-size, --sequence-length, --vocab-size, --hidden."""
+def bible_arguments(steps: int, add_arguments=None) -> argparse.Namespace:
+    """The command line of the Bible runs: --steps, --batch-size, --sequence-length, --vocab-size, --hidden,
+    and whatever `add_arguments(parser)` adds."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=steps)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--sequence-length", type=int, default=64)
     parser.add_argument("--vocab-size", type=int, default=2000)
     parser.add_argument("--hidden", type=int, default=128, help="hidden size of the (discriminator) encoder")
+    if add_arguments is not None:
+        add_arguments(parser)
     return parser.parse_args()
 
 
@@ -39,10 +42,10 @@ class BibleRun:
     """Seeded set-up of a learning run on the bundled WEB corpus with a WordPiece vocabulary.
 
     Splits the chapters (9/10 train, 1/10 held out), trains the vocabulary on the training side
-    and makes `(inputs, labels)` batches of a model config's pretraining recipe.
+    (unless a `tokenizer` is given) and makes `(inputs, labels)` batches of a model config's pretraining recipe.
     """
 
-    def __init__(self, args: argparse.Namespace):
+    def __init__(self, args: argparse.Namespace, tokenizer=None):
         from tfbert.text.vocab_training import train_wordpiece
 
         keras.utils.set_random_seed(0)
@@ -51,7 +54,7 @@ class BibleRun:
         # The last chapter of every 10 is held out.
         self.train_file, self.heldout_file = tfbert.corpus.write_held_out_split(tfbert.corpus.chapters(), work,
                                                                                 held_out_index=9)
-        self.tokenizer = train_wordpiece(str(self.train_file), args.vocab_size, work / "vocab")
+        self.tokenizer = tokenizer or train_wordpiece(str(self.train_file), args.vocab_size, work / "vocab")
 
     def config(self, config):
         from tfbert.training.pretraining import config_for_tokenizer

@@ -1,4 +1,4 @@
-"""Small layers the task heads share: pooling, span-logit masking and the choice reshapes."""
+"""What the task heads share: pooling, the pooled dense head, span-logit masking and the choice reshapes."""
 
 from __future__ import annotations
 

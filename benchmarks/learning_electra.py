@@ -14,7 +14,7 @@ sample is the original token.
 size (L=6, H=384) and uncased WordPiece vocabulary of all-MiniLM-L6-v2 and starts from that
 pretrained checkpoint (the test asset, `python tests/assets.py`), an encoder that already reads
 word order; the generator (1/4 wide) starts from scratch. `--discriminator minilm-random` is the
-same model from a random initialisation.
+same model from a random initialisation. `--hidden` and `--vocab-size` apply to the tiny model only.
 
     python benchmarks/learning_electra.py [--steps 2000] [--batch-size 32] [--hidden 128]
         [--discriminator tiny|minilm|minilm-random] [--learning-rate 1e-3]
@@ -107,7 +107,6 @@ def main() -> None:
     heldout = run.heldout(config, max_predictions=10)
     model = ElectraPretrainingModel(config, seed=0)
     if args.discriminator == "minilm":
-        model(next(iter(heldout))[0])
         load_state_dict(model.discriminator, read_state_dict(asset("minilm")), "bert")
     diagnostics = {0: rtd_diagnostics(model, heldout)}
     before, after, seconds = run.train_and_evaluate(model, config, heldout, optimizer_recipe="electra",

@@ -5,8 +5,10 @@ all-MiniLM-L6-v2 (L=6, H=384, the test asset: `python tests/assets.py`) with a s
 head on its pooled output is trained on SOP alone, with its own uncased WordPiece vocabulary, on
 the pairs `pretraining_dataset(objective="sop")` makes from the bundled World English Bible
 (9/10 of the chapters, examples shuffled), and scored on every pair of the held-out chapters
-(the other 1/10), before and after. `--scratch` trains the same model from a random
-initialisation.
+(the other 1/10), before and after. `pretraining_dataset` masks every batch; here at most 2
+tokens of a sequence (`max_predictions=2`), far fewer than the 15% the tiny ALBERT reads.
+`--scratch` trains the same model from a random initialisation. `--hidden` and `--vocab-size`
+do not apply (the model is MiniLM's size, with its vocabulary).
 
     python benchmarks/learning_sop_control.py [--steps 600] [--learning-rate 1e-4] [--scratch]
 """

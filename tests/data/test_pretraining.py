@@ -9,7 +9,7 @@ import tensorflow as tf
 from tfbert.data.masking import MaskedLMMasker
 from tfbert.data.packing import SegmentPacker
 from tfbert.data.pretraining import (
-    LABEL_KEYS, contiguous_examples, pair_examples, pretraining_dataset, sentence_pairs, tokenize_documents)
+    LABEL_KEYS, TWO_SEGMENT_OBJECTIVES, contiguous_examples, pair_examples, pretraining_dataset, sentence_pairs, tokenize_documents)
 from tfbert.data.readers import text_line_documents
 
 MAX_TOKENS = 125
@@ -127,7 +127,7 @@ def test_full_sentences_cross_documents_doc_sentences_do_not(lee_tokenized, word
 
 @pytest.mark.parametrize("objective", ["nsp", "sop", "full_sentences", "doc_sentences", "electra_segments"])
 def test_end_to_end_batches(objective, wordpiece, lee_documents_path):
-    style = "bert" if objective in (*LABEL_KEYS, "electra_segments") else "roberta"
+    style = "bert" if objective in TWO_SEGMENT_OBJECTIVES else "roberta"
     packer = SegmentPacker(128, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id, style=style)
     masker = MaskedLMMasker.for_tokenizer(wordpiece, max_predictions=20, unit="whole_word", word_scheme="wordpiece")
     documents = text_line_documents(lee_documents_path, one_document_per_line=True)

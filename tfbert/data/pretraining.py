@@ -43,6 +43,7 @@ Objective = Literal["nsp", "sop", "full_sentences", "doc_sentences", "electra_se
 Tokenizer = Callable[[tf.Tensor], tf.RaggedTensor]
 
 LABEL_KEYS = {"nsp": "next_sentence_labels", "sop": "sentence_order_labels"}
+TWO_SEGMENT_OBJECTIVES = (*LABEL_KEYS, "electra_segments")
 
 
 def shuffled(dataset: tf.data.Dataset, buffer_size: int, seed: int | None = None) -> tf.data.Dataset:
@@ -375,7 +376,7 @@ def pretraining_dataset(
     ...                          objective="nsp", packer=packer, masker=masker,
     ...                          batch_size=256, seed=0)
     """
-    num_segments = 2 if objective in (*LABEL_KEYS, "electra_segments") else 1
+    num_segments = 2 if objective in TWO_SEGMENT_OBJECTIVES else 1
     max_num_tokens = packer.sequence_length - num_special_tokens(packer.style, num_segments)
     tokenized = tokenize_documents(documents, tokenizer, max_num_tokens)
     pairing_seed = None if seed is None else seed + 1

@@ -22,11 +22,15 @@ import yaml
 
 SHARING_STRATEGIES = ("none", "all", "attention", "ffn")
 ACTIVATIONS = ("gelu", "gelu_new", "relu", "silu", "tanh")
-ARCHITECTURES = ("bert", "albert", "roberta", "electra", "spanbert", "xlm", "xlmr")
+
+
+def field_error(field: str, value: Any, allowed: str) -> ValueError:
+    """The error for a config field: which field, the value found and what is allowed."""
+    return ValueError(f"invalid config field {field!r}: got {value!r}; {allowed}")
 
 
 def _fail(field: str, value: Any, allowed: str) -> None:
-    raise ValueError(f"invalid config field {field!r}: got {value!r}; {allowed}")
+    raise field_error(field, value, allowed)
 
 
 def _check_int(field: str, value: Any, minimum: int) -> None:
@@ -248,23 +252,26 @@ class ModelConfig:
     pretraining: PretrainingDefaults | None = None
 
     def __post_init__(self) -> None:
-        if self.architecture not in ARCHITECTURES:
-            _fail("architecture", self.architecture, f"allowed: {', '.join(ARCHITECTURES)}")
+        from tfbert import architectures
+
+        if self.architecture not in architectures.names():
+            _fail("architecture", self.architecture, f"allowed: {', '.join(architectures.names())}")
+        spec = architectures.get(self.architecture)
         if self.pretraining is not None and not isinstance(self.pretraining, PretrainingDefaults):
             object.__setattr__(self, "pretraining",
                                _from_mapping(PretrainingDefaults, self.pretraining, "pretraining"))
         if not isinstance(self.encoder, EncoderConfig):
-            object.__setattr__(self, "encoder", EncoderConfig.from_dict(self.encoder))
+            object.__setattr__(self, "encoder", _from_mapping(EncoderConfig, _with_defaults(spec, self.encoder),
+                                                              "encoder"))
         if self.generator is not None and not isinstance(self.generator, EncoderConfig):
-            object.__setattr__(self, "generator", _from_mapping(EncoderConfig, self.generator, "generator"))
-        if self.architecture != "electra" and self.generator is not None:
-            _fail("generator", self.generator.to_dict(), f"only architecture 'electra' has a generator, not {self.architecture!r}")
-        if self.generator is not None:
-            for name in SHARED_EMBEDDING_FIELDS:
-                ours, theirs = getattr(self.generator, name), getattr(self.encoder, name)
-                if ours != theirs:
-                    _fail(f"generator.{name}", ours,
-                          f"the generator shares the discriminator's embeddings, so it must equal encoder.{name} ({theirs!r})")
+            object.__setattr__(self, "generator", _from_mapping(EncoderConfig, _with_defaults(spec, self.generator),
+                                                                "generator"))
+        if self.generator is not None and not spec.generator:
+            _fail("generator", self.generator.to_dict(),
+                  f"only architecture {', '.join(map(repr, _with_generator()))} has a generator, "
+                  f"not {self.architecture!r}")
+        if spec.validate is not None:
+            spec.validate(self)
 
     def to_dict(self) -> dict[str, Any]:
         data = {"architecture": self.architecture, "encoder": self.encoder.to_dict(), "description": self.description}
@@ -280,6 +287,27 @@ class ModelConfig:
 
     def replace(self, **changes: Any) -> "ModelConfig":
         return dataclasses.replace(self, **changes)
+
+
+def as_model_config(config: ModelConfig | Mapping[str, Any]) -> ModelConfig:
+    """`config` itself, or the `ModelConfig` a mapping describes (a saved model's `get_config`).
+
+    Example:
+        >>> as_model_config({"architecture": "bert", "encoder": {"vocab_size": 100}}).encoder.hidden_size
+        768
+    """
+    return config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
+
+
+def _with_defaults(spec, encoder: Any) -> Any:
+    """An `encoder:` mapping with the family's `encoder_defaults` for the fields it omits."""
+    return spec.with_defaults(encoder) if isinstance(encoder, Mapping) else encoder
+
+
+def _with_generator() -> list[str]:
+    from tfbert import architectures
+
+    return [name for name in architectures.names() if architectures.get(name).generator]
 
 
 def available_configs() -> list[str]:

@@ -7,12 +7,12 @@ import pytest
 import tensorflow as tf
 
 from tfbert.cli import CommandError
-from tfbert.commands.export import add_export_parser
+from tfbert.commands.export import add_parser
 
 
 def _parse(*argv):
     parser = argparse.ArgumentParser()
-    add_export_parser(parser.add_subparsers(dest="command"))
+    add_parser(parser.add_subparsers(dest="command"))
     return parser.parse_args(["export", *argv])
 
 

@@ -14,6 +14,8 @@ import os
 import zipfile
 from pathlib import Path
 
+from tfbert.commands import add_command
+from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
@@ -24,9 +26,9 @@ def finetune_task(source: str) -> dict:
     return json.loads(task_file.read_text(encoding="utf-8")) if task_file.is_file() else {}
 
 
-def run_export(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace) -> None:
+    """`tfbert export`: check the arguments, then `export_saved_model` (and `export_hub_pair`)."""
     import_tensorflow_quietly()
-    from tfbert.cli import CommandError
     from tfbert.export.saved_model import export_hub_pair, export_saved_model
 
     if not os.path.exists(args.source):
@@ -57,10 +59,8 @@ def run_export(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
 
 
-def add_export_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `export` subcommand to `tfbert`'s subparsers."""
-    from tfbert.commands import add_command
-
     examples = [line.strip() for line in __doc__.splitlines() if line.strip().startswith("tfbert export")]
     export = add_command(
         commands, "export", "write a TF Serving SavedModel that takes raw strings",
@@ -83,5 +83,5 @@ def add_export_parser(commands: argparse._SubParsersAction) -> argparse.Argument
     export.add_argument("--max-answer-length", type=int, help="question answering: longest answer in pieces (default 30)")
     export.add_argument("--hub-pair", action="store_true",
                         help="also write NAME_preprocess/ and NAME_encoder/, TF Hub's preprocessing + encoder pair")
-    export.set_defaults(run=run_export)
+    export.set_defaults(run=run)
     return export

@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tfbert.commands import add_command
+from tfbert.commands.errors import CommandError
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+
 if TYPE_CHECKING:
     from tfbert.text.base import Tokenizer
 
@@ -56,7 +60,7 @@ def _examples(args: argparse.Namespace):
     return train, evaluation, regression, "spearman_correlation" if regression else "accuracy", args.label_names
 
 
-def run_finetune(args: argparse.Namespace) -> dict:
+def finetune_from_arguments(args: argparse.Namespace) -> dict:
     """Fine-tunes, keeps the best epoch in `model_dir/best.keras`, and writes the tokenizer and `task.json` beside it."""
     from tfbert.tasks import (SequenceClassifier, SequenceRegressor, TensorFlowTokenizer, classification_evaluator,
                               encode_texts, finetune, regression_evaluator)
@@ -92,9 +96,19 @@ def run_finetune(args: argparse.Namespace) -> dict:
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path, "metric": metric}
 
 
-def add_finetune_parser(commands) -> argparse.ArgumentParser:
-    from tfbert.commands import add_command
+def run(args: argparse.Namespace) -> None:
+    """`tfbert finetune`: fine-tune, then print the best epoch's scores and where the model went."""
+    import_tensorflow_quietly()
+    try:
+        result = finetune_from_arguments(args)
+    except (OSError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    scores = ", ".join(f"{name} {value:.4f}" for name, value in result["scores"].items())
+    print(f"best epoch {result['best_epoch']}: {scores}; saved {result['path']}")
 
+
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Adds the `finetune` subcommand to `tfbert`'s subparsers."""
     parser = add_command(
         commands, "finetune", "fine-tune a pretrained encoder for text classification or regression",
         "Fine-tune a pretrained encoder (a tfbert pretraining run, an encoder .keras file or a Hugging Face folder) "
@@ -127,4 +141,5 @@ def add_finetune_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--learning-rate", type=float, help="peak learning rate (default 2e-5)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     parser.add_argument("--seed", type=int)
+    parser.set_defaults(run=run)
     return parser

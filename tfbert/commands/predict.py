@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from tfbert.commands import add_command
+from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 # TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
@@ -415,9 +417,9 @@ def _progress_printer(stream):
     return progress
 
 
-def run_predict(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace) -> None:
+    """`tfbert predict`: read the texts, run the SavedModel, print (or write) the predictions."""
     import_tensorflow_quietly()
-    from tfbert.cli import CommandError
 
     try:
         if args.question is not None and args.text_pair is not None:
@@ -465,10 +467,8 @@ tfbert predict saved_models/squad --question "Who wrote it?" "Ada wrote it in 18
 """
 
 
-def add_predict_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `predict` subcommand to `tfbert`'s subparsers."""
-    from tfbert.commands import add_command
-
     predict = add_command(
         commands, "predict", "run a SavedModel from tfbert export on texts (arguments, --file or stdin)",
         "Run a SavedModel written by tfbert export on raw texts and print its predictions. The task (fill-mask, "
@@ -492,5 +492,5 @@ def add_predict_parser(commands: argparse._SubParsersAction) -> argparse.Argumen
     predict.add_argument("--signature", help="the signature to run (default serving_default; tokenize and "
                                              "preprocess also take text)")
     predict.add_argument("--batch-size", type=int, default=32, help="texts per call (default 32)")
-    predict.set_defaults(run=run_predict, intermixed="texts")
+    predict.set_defaults(run=run, intermixed="texts")
     return predict

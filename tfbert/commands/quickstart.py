@@ -32,6 +32,8 @@ import warnings
 from pathlib import Path
 from typing import Callable
 
+from tfbert.commands import add_command
+from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 # TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
@@ -183,9 +185,8 @@ def _count_documents(path: Path) -> int:
     return sum(1 for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip())
 
 
-def run_quickstart(args: argparse.Namespace) -> None:
-    from tfbert.cli import CommandError
-
+def run(args: argparse.Namespace) -> None:
+    """`tfbert quickstart`: the five steps with the command line's settings."""
     import_tensorflow_quietly()
 
     if args.steps is not None and args.steps < 1:
@@ -197,17 +198,18 @@ def run_quickstart(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
 
 
-def add_quickstart_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `quickstart` subcommand to `tfbert`'s subparsers."""
-    parser = commands.add_parser(
-        "quickstart",
-        help="train a vocabulary and a tiny ALBERT on the bundled corpus, export it, and fill masks (CPU, minutes)",
-        description=__doc__.split("\n\n")[0] + " See README.md, Quickstart.")
+    parser = add_command(
+        commands, "quickstart",
+        "train a vocabulary and a tiny ALBERT on the bundled corpus, export it, and fill masks (CPU, minutes)",
+        __doc__.split("\n\n")[0] + " See README.md, Quickstart.",
+        "\n".join(line.strip() for line in __doc__.splitlines() if line.strip().startswith("tfbert quickstart")))
     parser.add_argument("--output-dir", default="saved_models/quickstart",
                         help="the SavedModel goes to OUTPUT_DIR/VERSION/ (default saved_models/quickstart)")
     parser.add_argument("--work-dir", default="quickstart_run",
                         help="corpus split, vocabulary, checkpoints and logs (default quickstart_run; emptied "
                              "on a rerun)")
     parser.add_argument("--steps", type=int, help=f"pretraining steps (default {QUICKSTART.steps})")
-    parser.set_defaults(run=run_quickstart)
+    parser.set_defaults(run=run)
     return parser

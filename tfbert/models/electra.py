@@ -16,7 +16,8 @@ from typing import Any, Mapping
 import keras
 from keras import ops
 
-from tfbert.config import ModelConfig
+from tfbert import architectures
+from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
 from tfbert.models.encoder import Encoder
 from tfbert.models.heads import MaskedLMHead
@@ -157,9 +158,8 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         seed: int | None = None,
         **kwargs,
     ):
-        config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
-        if config.architecture != "electra":
-            raise ValueError(f"ElectraPretrainingModel needs architecture 'electra', got {config.architecture!r}")
+        config = as_model_config(config)
+        architectures.for_model_class(config.architecture, type(self).__name__)
         if config.generator is None:
             raise ValueError(
                 "ElectraPretrainingModel needs config.generator; tfbert.config.scaled_generator(config.encoder, 0.25) "

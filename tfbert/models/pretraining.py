@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import keras
 from keras import ops
 
-from tfbert.config import ModelConfig
+from tfbert import architectures
+from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.encoder import Encoder
 from tfbert.models.heads import MaskedLMHead, SentencePairHead
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 
-# The sentence-pair objective of each architecture that has one.
-PAIR_OBJECTIVES = {"bert": "nsp", "albert": "sop"}
-MLM_ARCHITECTURES = ("bert", "albert", "roberta")
+# The sentence-pair objectives this model can add to MLM, and whether their classifier has dropout
+# (BERT's NSP classifier has none; ALBERT's SOP classifier has).
+PAIR_HEAD_DROPOUT = {"nsp": False, "sop": True}
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
 class PretrainingModel(WeightedObjectives, keras.Model):
     """BERT (MLM + NSP), ALBERT (MLM + SOP) or RoBERTa (MLM) on one shared encoder.
+
+    `objectives` defaults to the architecture's (`tfbert.architectures`); MLM alone
+    (`("mlm",)`) works for every architecture this class builds.
 
     Inputs: the encoder's inputs plus `masked_positions` `[batch, predictions]`.
     Outputs: `mlm_logits` `[batch, predictions, vocab]` and, for BERT and ALBERT,
@@ -37,13 +41,17 @@ class PretrainingModel(WeightedObjectives, keras.Model):
         >>> model.fit(dataset)   # yields (inputs, labels) dicts
     """
 
-    def __init__(self, config: ModelConfig | Mapping[str, Any], **kwargs):
-        config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
-        if config.architecture not in MLM_ARCHITECTURES:
-            raise ValueError(
-                f"PretrainingModel covers {', '.join(MLM_ARCHITECTURES)}; "
-                f"architecture {config.architecture!r} has its own model class"
-            )
+    config_arguments = ("objectives",)
+
+    def __init__(self, config: ModelConfig | Mapping[str, Any], objectives: Iterable[str] | None = None, **kwargs):
+        config = as_model_config(config)
+        spec = architectures.for_model_class(config.architecture, type(self).__name__)
+        objectives = spec.check_objectives(objectives)
+        pairs = [objective for objective in objectives if objective != "mlm"]
+        if "mlm" not in objectives or len(pairs) > 1 or not set(pairs) <= set(PAIR_HEAD_DROPOUT):
+            raise ValueError(f"{type(self).__name__} trains mlm and at most one of {', '.join(PAIR_HEAD_DROPOUT)}; "
+                             f"got {', '.join(objectives)}")
+        pair_objective = pairs[0] if pairs else None
         policy = kwargs.pop("dtype", None)
         encoder_config = config.encoder
         encoder = Encoder(encoder_config, dtype=policy, name="encoder")
@@ -53,11 +61,9 @@ class PretrainingModel(WeightedObjectives, keras.Model):
 
         mlm_head = MaskedLMHead.for_encoder(encoder.token_embedding, encoder_config, dtype=policy, name="mlm_head")
         outputs = {"mlm_logits": mlm_head(encoded["sequence_output"])}
-        pair_objective = PAIR_OBJECTIVES.get(config.architecture)
         if pair_objective:
             pair_head = SentencePairHead(
-                # BERT's NSP classifier has no dropout; ALBERT's SOP classifier has.
-                dropout_rate=encoder_config.dropout_rate if pair_objective == "sop" else 0.0,
+                dropout_rate=encoder_config.dropout_rate if PAIR_HEAD_DROPOUT[pair_objective] else 0.0,
                 initializer_range=encoder_config.initializer_range,
                 dtype=policy,
                 name=f"{pair_objective}_head",
@@ -69,6 +75,7 @@ class PretrainingModel(WeightedObjectives, keras.Model):
             # MLM alone never reaches the pooler; freezing it keeps it out of the optimizer.
             encoder.get_layer("pooler").trainable = False
         self.config = config
+        self.objectives = objectives
         self.encoder = encoder
         self.pair_objective = pair_objective
         self.record_dtype_policy(policy)

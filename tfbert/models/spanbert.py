@@ -18,7 +18,9 @@ from typing import Any, Mapping
 import keras
 from keras import ops
 
-from tfbert.config import ModelConfig
+from tfbert import architectures
+from tfbert.architectures.spanbert import SPAN_INPUTS
+from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
@@ -30,7 +32,6 @@ from tfbert.models.positions import gather_positions
 # Rows of the relative-position table: offsets 1..10 for SpanBERT's longest
 # spans (10 words) with room for words of several pieces; larger offsets are clipped.
 SPAN_POSITIONS = 32
-SPAN_INPUTS = ("span_left_positions", "span_right_positions", "span_offsets")
 
 
 class SpanBoundaryHead(keras.layers.Layer):
@@ -115,9 +116,8 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
     config_arguments = ("span_positions",)
 
     def __init__(self, config: ModelConfig | Mapping[str, Any], span_positions: int = SPAN_POSITIONS, **kwargs):
-        config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
-        if config.architecture != "spanbert":
-            raise ValueError(f"SpanBertPretrainingModel needs architecture 'spanbert', got {config.architecture!r}")
+        config = as_model_config(config)
+        architectures.for_model_class(config.architecture, type(self).__name__)
         policy = kwargs.pop("dtype", None)
         encoder_config = config.encoder
         encoder = Encoder(encoder_config, dtype=policy, name="encoder")

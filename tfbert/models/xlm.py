@@ -19,7 +19,8 @@ from typing import Any, Mapping
 import keras
 from keras import ops
 
-from tfbert.config import ModelConfig
+from tfbert import architectures
+from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
@@ -97,9 +98,8 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
     config_arguments = ("objective",)
 
     def __init__(self, config: ModelConfig | Mapping[str, Any], objective: str = "mlm", **kwargs):
-        config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
-        if config.architecture != "xlm":
-            raise ValueError(f"XLMPretrainingModel needs architecture 'xlm', got {config.architecture!r}")
+        config = as_model_config(config)
+        architectures.for_model_class(config.architecture, type(self).__name__)
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown XLM objective {objective!r}; allowed: {', '.join(OBJECTIVES)} (TLM batches use 'mlm')")
         if config.encoder.embedding_size != config.encoder.hidden_size:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
 import keras
 
-from tfbert.config import ModelConfig
 from tfbert.models.pretraining import PretrainingModel
 
 
@@ -15,17 +12,11 @@ class XLMRobertaPretrainingModel(PretrainingModel):
     """XLM-R masked-LM pretraining: RoBERTa's model for an `xlmr` config.
 
     Inputs, labels, outputs and metrics are `PretrainingModel`'s for RoBERTa
-    (MLM only); `config` keeps architecture `xlmr`.
+    (MLM only); the class exists so that a saved model says what it is, and
+    it accepts `xlmr` configs only (`tfbert.architectures`).
 
     Example:
         >>> model = XLMRobertaPretrainingModel(load_config("xlmr_base"))
         >>> model.compile(optimizer="adamw")
         >>> model.fit(dataset)
     """
-
-    def __init__(self, config: ModelConfig | Mapping[str, Any], **kwargs):
-        config = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
-        if config.architecture != "xlmr":
-            raise ValueError(f"XLMRobertaPretrainingModel needs architecture 'xlmr', got {config.architecture!r}")
-        super().__init__(config.replace(architecture="roberta"), **kwargs)
-        self.config = config

@@ -46,32 +46,13 @@ to 1000; use a divisor of `checkpoint_every`); the driver passes it to
 
 from __future__ import annotations
 
-import dataclasses
-
 import keras
 import tensorflow as tf
 
+from tfbert.training.recipes import RECIPES
 from tfbert.training.schedules import WarmupLinearDecay
 
 NO_DECAY_PATTERN = r"(^|/)(gamma|beta|bias)(/replica_\d+)?(:\d+)?$"
-
-
-@dataclasses.dataclass(frozen=True)
-class OptimizerRecipe:
-    """Hyper-parameters of one published recipe.
-
-    `warmup_steps` is an absolute number of updates; `warmup_fraction`, when
-    set, overrides it with a fraction of the total updates.
-    """
-
-    algorithm: str
-    learning_rate: float
-    warmup_steps: int
-    weight_decay: float = 0.01
-    beta_1: float = 0.9
-    beta_2: float = 0.999
-    epsilon: float = 1e-6
-    warmup_fraction: float | None = None
 
 
 class DenseGradients:
@@ -95,21 +76,6 @@ class LambDense(DenseGradients, keras.optimizers.Lamb):
     """`keras.optimizers.Lamb` on dense gradients."""
 
 
-RECIPES = {
-    # Devlin et al. 2019, google-research/bert optimization.py.
-    "bert": OptimizerRecipe("adamw", 1e-4, 10_000),
-    # Liu et al. 2019, Table 9 (base): peak 6e-4, 24k warm-up, beta2 0.98.
-    "roberta": OptimizerRecipe("adamw", 6e-4, 24_000, beta_2=0.98),
-    # Lan et al. 2020: LAMB, 0.00176, 3,125 warm-up steps.
-    "albert": OptimizerRecipe("lamb", 0.00176, 3_125),
-    # Clark et al. 2020, Table 6: 5e-4 for small, 2e-4 for base/large.
-    "electra": OptimizerRecipe("adamw", 5e-4, 10_000),
-    "electra-base": OptimizerRecipe("adamw", 2e-4, 10_000),
-    # Fine-tuning on downstream tasks: 2e-5, 10% warm-up.
-    "finetune": OptimizerRecipe("adamw", 2e-5, 0, warmup_fraction=0.1),
-}
-
-
 def create_optimizer(
     recipe: str,
     total_steps: int,
@@ -123,8 +89,8 @@ def create_optimizer(
     """An optimizer following `recipe`, with warm-up + linear decay to 0 over `total_steps`.
 
     Args:
-        recipe: one of `RECIPES` (`"bert"`, `"roberta"`, `"albert"`,
-            `"electra"`, `"electra-base"`, `"finetune"`).
+        recipe: one of `tfbert.training.recipes.RECIPES` (`"bert"`, `"roberta"`,
+            `"albert"`, `"electra"`, `"electra-base"`, `"finetune"`).
         total_steps: number of optimizer updates of the whole run.
         learning_rate, warmup_steps, weight_decay: override the recipe.
             A `warmup_steps` larger than `total_steps` is cut to `total_steps`.

@@ -2,9 +2,11 @@
 
 This is the Python API behind `tfbert pretrain`: it builds each architecture's
 input pipeline (tokenize, pack, mask, pair) with `tfbert.data`, the matching
-pretraining model, and runs the resumable `model.fit` driver.
+pretraining model, and runs the resumable `model.fit` driver. What differs by
+architecture comes from its `tfbert.architectures` spec: the example recipe
+(`spec.examples`), the packing style, the optimizer recipe and the model factory.
 
-Architectures: `bert` (MLM + NSP), `albert` (MLM + SOP), `roberta` (MLM, full
+Built in: `bert` (MLM + NSP), `albert` (MLM + SOP), `roberta` (MLM, full
 sentences), `electra` (generator MLM + discriminator RTD; consecutive text as one
 segment or two in order), `spanbert` (span masking + SBO, one segment, full
 sentences), `xlmr` (RoBERTa's recipe with a SentencePiece vocabulary) and `xlm`
@@ -23,18 +25,19 @@ import dataclasses
 import logging
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import keras
 import tensorflow as tf
 
+from tfbert import architectures
+from tfbert.architectures import ArchitectureSpec
 from tfbert.config import ModelConfig, load_config, save_config
 from tfbert.data import (MaskedLMMasker, SegmentPacker, pretraining_dataset, text_line_documents, tfds_documents,
                          tfrecord_documents)
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
 from tfbert.data.masking import mask_dataset
 from tfbert.data.pretraining import shuffled
-from tfbert.models.pretraining import PretrainingModel
 from tfbert.text import load_tokenizer
 from tfbert.text.base import Tokenizer
 from tfbert.training.driver import train
@@ -45,49 +48,14 @@ logger = logging.getLogger(__name__)
 MODEL_INPUTS = ("token_ids", "segment_ids", "padding_mask", "masked_positions")
 
 
-@dataclasses.dataclass(frozen=True)
-class PretrainingRecipe:
-    """How an architecture's examples are made: objective, packing, masking unit, label names."""
-
-    objective: str
-    packing_style: str
-    masking_unit: str
-    word_scheme: str
-    data_label: str | None = None
-    model_label: str | None = None
-    extra_inputs: tuple[str, ...] = ()
-
-
-SPAN_INPUTS = ("span_left_positions", "span_right_positions", "span_offsets")
-
-RECIPES = {
-    "bert": PretrainingRecipe("nsp", "bert", "token", "wordpiece", "next_sentence_labels", "nsp_labels"),
-    "albert": PretrainingRecipe("sop", "bert", "ngram", "sentencepiece", "sentence_order_labels", "sop_labels"),
-    "roberta": PretrainingRecipe("full_sentences", "roberta", "token", "byte_bpe"),
-    # ELECTRA: consecutive segments (90% split in two at a sentence boundary), token masking.
-    "electra": PretrainingRecipe("electra_segments", "bert", "token", "wordpiece"),
-    # SpanBERT: one segment of full sentences, geometric spans of whole words, SBO inputs.
-    "spanbert": PretrainingRecipe("full_sentences", "bert", "span", "wordpiece", extra_inputs=SPAN_INPUTS),
-    "xlmr": PretrainingRecipe("full_sentences", "roberta", "token", "sentencepiece"),
-    # XLM: streams or translation pairs (tfbert.data.multilingual), token masking; see xlm_examples.
-    "xlm": PretrainingRecipe("xlm", "roberta", "token", "sentencepiece"),
-}
-
-# Optimizer recipe per architecture when pretrain(optimizer_recipe=None).
-OPTIMIZER_RECIPES = {"albert": "albert", "roberta": "roberta", "xlmr": "roberta", "electra": "electra"}
-
-
-def _recipe(config: ModelConfig) -> PretrainingRecipe:
-    if config.architecture not in RECIPES:
-        raise ValueError(
-            f"pretrain covers {', '.join(RECIPES)}; architecture {config.architecture!r} is not supported here"
-        )
-    return RECIPES[config.architecture]
+def architecture_of(config: ModelConfig) -> ArchitectureSpec:
+    """The registered family of `config` (`tfbert.architectures`): its example recipe, packing, optimizer."""
+    return architectures.get(config.architecture)
 
 
 def split_inputs_and_labels(batch: dict[str, tf.Tensor], config: ModelConfig) -> tuple[dict, dict]:
     """A `tfbert.data` batch as the `(inputs, labels)` pair that `PretrainingModel.fit` takes."""
-    recipe = _recipe(config)
+    recipe = architecture_of(config).examples
     inputs = {name: batch[name] for name in MODEL_INPUTS + recipe.extra_inputs}
     labels = {"masked_ids": batch["masked_ids"], "masked_weights": batch["masked_weights"]}
     if recipe.data_label:
@@ -145,13 +113,15 @@ def pretraining_examples(
     Examples are shuffled with a buffer of `shuffle_buffer` before batching (0: document
     order; see `pretraining_dataset`).
     """
-    recipe = _recipe(config)
+    spec = architecture_of(config)
+    recipe = spec.examples
+    if recipe.source != "documents":
+        raise ValueError(f"{spec.name} examples come from {recipe.source} data, not documents: use xlm_examples, "
+                         "or pretrain with data='tlm:SRC,TGT', 'mlm:A,B' or 'clm:A,B'")
     packer = SegmentPacker(sequence_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id,
-                           style=recipe.packing_style)
+                           style=spec.packing_style)
     masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=max_predictions,
-                                          unit=recipe.masking_unit, word_scheme=recipe.word_scheme)
-    if recipe.objective == "xlm":
-        raise ValueError("XLM examples need language ids: use xlm_examples (or pretrain with data='tlm:...')")
+                                          unit=recipe.masking_unit, word_scheme=spec.tokenizer)
     examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, packer=packer,
                                    masker=masker, batch_size=batch_size, seed=seed, shuffle_buffer=shuffle_buffer)
     return examples.map(lambda batch: split_inputs_and_labels(batch, config)).prefetch(tf.data.AUTOTUNE)
@@ -226,27 +196,6 @@ def xlm_examples(
     return batches.map(lambda batch: multilingual.split_xlm_batch(batch, model_objective)).prefetch(tf.data.AUTOTUNE)
 
 
-def build_pretraining_model(config: ModelConfig, *, objective: str = "mlm", seed: int | None = None) -> keras.Model:
-    """The pretraining model of `config.architecture`; each has the driver's `save_encoder(directory)`."""
-    architecture = config.architecture
-    if architecture in ("bert", "albert", "roberta"):
-        return PretrainingModel(config)
-    if architecture == "xlmr":
-        from tfbert.models.xlmr import XLMRobertaPretrainingModel
-        return XLMRobertaPretrainingModel(config)
-    if architecture == "electra":
-        from tfbert.models.electra import ElectraPretrainingModel
-        return ElectraPretrainingModel(config, seed=seed)
-    if architecture == "spanbert":
-        from tfbert.models.spanbert import SpanBertPretrainingModel
-        return SpanBertPretrainingModel(config)
-    if architecture == "xlm":
-        from tfbert.models.xlm import XLMPretrainingModel
-        return XLMPretrainingModel(config, objective=objective)
-    _recipe(config)
-    raise AssertionError(architecture)
-
-
 def config_for_tokenizer(config: ModelConfig, tokenizer: Tokenizer) -> ModelConfig:
     """`config` with the tokenizer's vocabulary size and padding id (ELECTRA's generator too)."""
     size, pad_id = tokenizer.vocabulary_size(), tokenizer.pad_id
@@ -282,7 +231,7 @@ def optimizer_settings(
         ('albert', None, None)
     """
     defaults = config.pretraining
-    config_recipe = (defaults and defaults.optimizer) or OPTIMIZER_RECIPES.get(config.architecture, "bert")
+    config_recipe = (defaults and defaults.optimizer) or architecture_of(config).optimizer
     recipe_name = optimizer_recipe or config_recipe
     if defaults is not None and recipe_name == config_recipe:
         if learning_rate is None:
@@ -314,7 +263,7 @@ def pretrain(
     verbose: str | int = "auto",
     log_every: int = 100,
     callbacks: list[keras.callbacks.Callback] | None = None,
-) -> PretrainingModel:
+) -> keras.Model:
     """Pretrains BERT, ALBERT, RoBERTa, ELECTRA, SpanBERT, XLM-R or XLM and saves the encoder.
 
     `data`: text files (a sentence a line, blank lines between documents; `.gz` too),
@@ -344,42 +293,63 @@ def pretrain(
         tokenizer = load_tokenizer(tokenizer)
     config = config_for_tokenizer(config, tokenizer)
     strategy = resolve_strategy(strategy) if isinstance(strategy, str) else strategy
-    xlm_objective = "mlm"
-    if config.architecture == "xlm":
-        xlm_objective = "clm" if parse_xlm_data(data)[0] == "clm" else "mlm"
-        documents = None
-    else:
-        documents = documents_from(data)
-
-    def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
-        if documents is None:
-            return xlm_examples(config, tokenizer, data, batch_size=batch_size, sequence_length=sequence_length,
-                                max_predictions=max_predictions, seed=seed, input_context=input_context)
-        shard = shuffled(shard_for_input_pipeline(documents, input_context), shuffle_buffer, seed)
-        return pretraining_examples(config, tokenizer, shard.repeat(), batch_size=batch_size,
-                                    sequence_length=sequence_length, max_predictions=max_predictions, seed=seed,
-                                    shuffle_buffer=shuffle_buffer)
+    spec = architecture_of(config)
+    objectives, dataset_fn = EXAMPLE_PIPELINES[spec.examples.source](
+        config, tokenizer, data, ExampleSettings(sequence_length, max_predictions, seed, shuffle_buffer))
 
     def optimizer_fn(total_steps: int) -> keras.optimizers.Optimizer:
         return create_optimizer(recipe_name, total_steps, learning_rate=learning_rate, warmup_steps=warmup_steps)
 
     save_run_assets(config, tokenizer, model_dir)
-    return train(
-        lambda: build_pretraining_model(config, objective=xlm_objective, seed=seed),
-        dataset_fn,
-        model_dir=model_dir,
-        steps=steps,
-        global_batch_size=global_batch_size,
-        strategy=strategy,
-        optimizer_fn=optimizer_fn,
-        checkpoint_every=checkpoint_every,
-        steps_per_execution=steps_per_execution,
-        jit_compile=jit_compile,
-        seed=seed,
-        verbose=verbose,
-        log_every=log_every,
-        callbacks=callbacks,
-    )
+    return train(lambda: spec.build_pretraining_model(config, objectives, seed=seed), dataset_fn,
+                 model_dir=model_dir, steps=steps, global_batch_size=global_batch_size, strategy=strategy,
+                 optimizer_fn=optimizer_fn, checkpoint_every=checkpoint_every,
+                 steps_per_execution=steps_per_execution, jit_compile=jit_compile, seed=seed, verbose=verbose,
+                 log_every=log_every, callbacks=callbacks)
+
+
+@dataclasses.dataclass(frozen=True)
+class ExampleSettings:
+    """How `pretrain` makes examples: sequence length, masked slots, seed and shuffle buffer."""
+
+    sequence_length: int = 128
+    max_predictions: int = 20
+    seed: int | None = None
+    shuffle_buffer: int = 1000
+
+
+DatasetFn = Callable[[int, tf.distribute.InputContext], tf.data.Dataset]
+
+
+def document_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings: ExampleSettings
+                      ) -> tuple[tuple[str, ...] | None, DatasetFn]:
+    """`pretraining_examples` from documents (`documents_from(data)`), sharded and shuffled per replica.
+
+    Returns the objectives to train (None: the architecture's defaults) and the driver's dataset function.
+    """
+    documents = documents_from(data)
+
+    def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
+        shard = shuffled(shard_for_input_pipeline(documents, input_context), settings.shuffle_buffer, settings.seed)
+        return pretraining_examples(config, tokenizer, shard.repeat(), batch_size=batch_size,
+                                    sequence_length=settings.sequence_length, max_predictions=settings.max_predictions,
+                                    seed=settings.seed, shuffle_buffer=settings.shuffle_buffer)
+    return None, dataset_fn
+
+
+def multilingual_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings: ExampleSettings
+                          ) -> tuple[tuple[str, ...] | None, DatasetFn]:
+    """`xlm_examples` from `tlm:`, `mlm:` or `clm:` data; a `clm:` run trains the causal objective."""
+    objectives = ("clm",) if parse_xlm_data(data)[0] == "clm" else ("mlm",)
+
+    def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
+        return xlm_examples(config, tokenizer, data, batch_size=batch_size, sequence_length=settings.sequence_length,
+                            max_predictions=settings.max_predictions, seed=settings.seed, input_context=input_context)
+    return objectives, dataset_fn
+
+
+# How `pretrain` reads each `ExampleRecipe.source` (tfbert.architectures.spec.EXAMPLE_SOURCES).
+EXAMPLE_PIPELINES = {"documents": document_pipeline, "multilingual": multilingual_pipeline}
 
 
 def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str) -> None:

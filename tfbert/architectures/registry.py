@@ -1,0 +1,81 @@
+"""The registry of architecture families: `register`, `get`, `names`, `unregister`, format look-ups.
+
+Example:
+    >>> from tfbert import architectures
+    >>> architectures.names()[:3]
+    ('bert', 'albert', 'roberta')
+    >>> architectures.get("gpt")
+    Traceback (most recent call last):
+    ValueError: unknown architecture 'gpt'; known: bert, albert, roberta, electra, spanbert, xlm, xlmr
+"""
+
+from __future__ import annotations
+
+from tfbert.architectures.spec import ArchitectureSpec
+
+_SPECS: dict[str, ArchitectureSpec] = {}
+
+
+def register(spec: ArchitectureSpec, *, replace: bool = False) -> ArchitectureSpec:
+    """Adds `spec` under `spec.name` (a `ValueError` if the name is taken, unless `replace`); returns it."""
+    if not isinstance(spec, ArchitectureSpec):
+        raise TypeError(f"register takes an ArchitectureSpec, got {type(spec).__name__}")
+    if spec.name in _SPECS and not replace:
+        raise ValueError(f"architecture {spec.name!r} is already registered; pass replace=True to replace it")
+    _SPECS[spec.name] = spec
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Removes the family `name` (tests that register a throwaway family call this when done)."""
+    get(name)
+    del _SPECS[name]
+
+
+def get(name: str) -> ArchitectureSpec:
+    """The spec of architecture `name`; `ValueError` listing the known names for any other."""
+    try:
+        return _SPECS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown architecture {name!r}; known: {', '.join(_SPECS)}") from None
+
+
+def names() -> tuple[str, ...]:
+    """Every registered architecture, in registration order (the built-in families first)."""
+    return tuple(_SPECS)
+
+
+def with_format(format_name: str, model_type: str) -> ArchitectureSpec:
+    """The family whose `format_name` checkpoints have this `model_type` (e.g. Hugging Face `xlm-roberta`).
+
+    Example:
+        >>> with_format("huggingface", "xlm-roberta").name
+        'xlmr'
+    """
+    for spec in _SPECS.values():
+        entry = spec.formats.get(format_name)
+        if entry is not None and entry.reads and entry.model_type == model_type:
+            return spec
+    raise ValueError(f"{format_name} model_type {model_type!r} is not supported; supported: "
+                     f"{', '.join(model_types(format_name))}")
+
+
+def model_types(format_name: str) -> tuple[str, ...]:
+    """The `model_type`s of `format_name` checkpoints that load as some registered family."""
+    return tuple(spec.formats[format_name].model_type for spec in _SPECS.values()
+                 if format_name in spec.formats and spec.formats[format_name].reads)
+
+
+def for_model_class(architecture: str, class_name: str) -> ArchitectureSpec:
+    """The spec of `architecture`, if `class_name` is one of its pretraining models (else `ValueError`).
+
+    Example:
+        >>> for_model_class("xlm", "PretrainingModel")
+        Traceback (most recent call last):
+        ValueError: PretrainingModel does not build architecture 'xlm'; its pretraining model is XLMPretrainingModel
+    """
+    spec = get(architecture)
+    if class_name not in spec.pretraining_models:
+        raise ValueError(f"{class_name} does not build architecture {architecture!r}; its pretraining model is "
+                         f"{' or '.join(spec.pretraining_models)}")
+    return spec

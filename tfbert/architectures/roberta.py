@@ -1,0 +1,59 @@
+"""RoBERTa (Liu et al. 2019, https://arxiv.org/abs/1907.11692): BERT's encoder, MLM on full sentences, byte BPE.
+
+Positions start past the padding id (`position_offset: pad_id + 1`), there is one segment type,
+and pairs are packed `<s> a </s></s> b </s>`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from tfbert.architectures.bert import (bert_encoder_weights, build_mlm_pretraining_model, read_bert_fields,
+                                       write_plain_config)
+from tfbert.architectures.registry import register
+from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
+from tfbert.config import EncoderConfig
+from tfbert.convert import weights
+
+# RoBERTa's embedding layout, also XLM-R's: one type row, padding id 1, positions from pad_id + 1.
+ROBERTA_ENCODER_DEFAULTS = {"type_vocab_size": 1, "pad_id": 1, "position_offset": 2}
+
+
+def read_roberta_config(hf: Mapping[str, Any]) -> EncoderConfig:
+    fields = read_bert_fields(hf)
+    return EncoderConfig(**fields, position_offset=fields["pad_id"] + 1)
+
+
+def roberta_head_weights(model) -> Iterator[Assignment]:
+    """`RobertaForMaskedLM`'s `lm_head` (no sentence-pair head)."""
+    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "lm_head.dense", "lm_head.layer_norm",
+                                      "lm_head.bias")
+
+
+def roberta_format(model_type: str) -> HuggingFaceFormat:
+    """RoBERTa's checkpoint layout under `model_type` (`roberta`, `xlm-roberta`)."""
+    return HuggingFaceFormat(
+        model_type=model_type,
+        prefix="roberta",
+        read_config=read_roberta_config,
+        write_config=write_plain_config(model_type),
+        encoder_weights=bert_encoder_weights,
+        head_weights=roberta_head_weights,
+    )
+
+
+SPEC = register(ArchitectureSpec(
+    name="roberta",
+    summary="RoBERTa: masked-LM on full sentences, no NSP, byte-level BPE",
+    tokenizer="byte_bpe",
+    packing_style="roberta",
+    encoder_defaults=ROBERTA_ENCODER_DEFAULTS,
+    objectives=("mlm",),
+    default_objectives=("mlm",),
+    examples=ExampleRecipe("full_sentences"),
+    pretraining_model=build_mlm_pretraining_model,
+    pretraining_models=("PretrainingModel",),
+    optimizer="roberta",
+    export_tasks=("fill_mask",),
+    formats={"huggingface": roberta_format("roberta")},
+))

@@ -1,0 +1,42 @@
+"""SpanBERT (Joshi et al. 2020, https://arxiv.org/abs/1907.10529): span masking + the span boundary objective.
+
+One segment of full sentences, geometric spans of whole words, MLM + SBO. Its released
+checkpoints are BERT checkpoints (the SBO head is not in them), so Hugging Face sees `bert`.
+"""
+
+from __future__ import annotations
+
+from tfbert.architectures.bert import bert_encoder_weights, read_bert_config, write_plain_config
+from tfbert.architectures.registry import register
+from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe, HuggingFaceFormat
+
+# The batch keys of the SBO inputs, one per prediction slot (see tfbert.data.masking, unit="span").
+SPAN_INPUTS = ("span_left_positions", "span_right_positions", "span_offsets")
+
+
+def build_spanbert_pretraining_model(config, objectives: tuple[str, ...], seed: int | None, dtype: str | None):
+    from tfbert.models.spanbert import SpanBertPretrainingModel
+
+    return SpanBertPretrainingModel(config, dtype=dtype)
+
+
+SPEC = register(ArchitectureSpec(
+    name="spanbert",
+    summary="SpanBERT: masked spans + span boundary objective on one segment, WordPiece",
+    tokenizer="wordpiece",
+    packing_style="bert",
+    objectives=("mlm", "sbo"),
+    default_objectives=("mlm", "sbo"),
+    examples=ExampleRecipe("full_sentences", masking_unit="span", extra_inputs=SPAN_INPUTS),
+    pretraining_model=build_spanbert_pretraining_model,
+    pretraining_models=("SpanBertPretrainingModel",),
+    formats={"huggingface": HuggingFaceFormat(
+        model_type="bert",
+        prefix="bert",
+        read_config=read_bert_config,
+        write_config=write_plain_config("bert"),
+        encoder_weights=bert_encoder_weights,
+        no_heads="SpanBERT's checkpoints are BERT checkpoints without the SBO head",
+        reads=False,
+    )},
+))

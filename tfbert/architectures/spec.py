@@ -1,0 +1,208 @@
+"""What an architecture is: one frozen `ArchitectureSpec` per family, everything else reads it.
+
+A spec holds the facts that used to be spread over the code base as `if architecture == ...`
+branches: the config defaults and checks, the tokenizer and packing layout, the pretraining
+objectives, example recipe, optimizer recipe and model factory, the serving tasks, and, per
+checkpoint format, how config files and weight names translate. Nothing here imports TensorFlow
+or Keras: factories import model classes when they are called.
+
+Example:
+    >>> from tfbert import architectures
+    >>> spec = architectures.get("albert")
+    >>> spec.packing_style, spec.default_objectives, spec.optimizer
+    ('bert', ('mlm', 'sop'), 'albert')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
+
+if TYPE_CHECKING:
+    from tfbert.config import EncoderConfig, ModelConfig
+
+TOKENIZER_KINDS = ("wordpiece", "sentencepiece", "byte_bpe")
+PACKING_STYLES = ("bert", "roberta")
+# Where `tfbert pretrain` reads a family's examples from: documents (tfbert.data.pretraining_dataset)
+# or XLM's multilingual streams and translation pairs (tfbert.data.multilingual).
+EXAMPLE_SOURCES = ("documents", "multilingual")
+
+# (tfbert variable, checkpoint tensor names, function of those arrays giving the variable's value)
+Assignment = tuple[Any, tuple[str, ...], Callable[..., Any]]
+# build_pretraining_model(config, objectives, seed, dtype) -> keras.Model
+PretrainingFactory = Callable[["ModelConfig", tuple[str, ...], "int | None", "str | None"], Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class ExampleRecipe:
+    """How `tfbert pretrain` makes a family's examples for its default objectives.
+
+    Attributes:
+        objective: the example layout of `tfbert.data.pretraining_dataset` (`nsp`, `sop`,
+            `full_sentences`, `electra_segments`, ...), or the source's own (`xlm`).
+        masking_unit: `MaskedLMMasker`'s unit: `token`, `whole_word`, `ngram` or `span`.
+        data_label: the batch key holding the sentence-pair label (`next_sentence_labels`).
+        model_label: the label name the pretraining model reads it as (`nsp_labels`).
+        extra_inputs: batch keys the model takes besides the encoder inputs and
+            `masked_positions` (SpanBERT's span boundaries).
+        source: `documents` (text documents) or `multilingual` (XLM's `tlm:`/`mlm:`/`clm:` data).
+    """
+
+    objective: str
+    masking_unit: str = "token"
+    data_label: str | None = None
+    model_label: str | None = None
+    extra_inputs: tuple[str, ...] = ()
+    source: str = "documents"
+
+    def __post_init__(self) -> None:
+        if self.source not in EXAMPLE_SOURCES:
+            raise ValueError(f"ExampleRecipe.source {self.source!r}: expected one of {', '.join(EXAMPLE_SOURCES)}")
+        if (self.data_label is None) != (self.model_label is None):
+            raise ValueError("ExampleRecipe needs both data_label and model_label, or neither")
+
+
+class CheckpointFormat(Protocol):
+    """What every checkpoint format entry of a spec provides (Hugging Face, TF1, keras-hub).
+
+    `read_config` turns the format's config file (parsed JSON) into the encoder config;
+    `write_config` does the reverse; `encoder_weights(encoder, prefix, embeddings)` lists every
+    encoder weight with its checkpoint names; `head_weights(model)` those of the pretraining
+    model's heads (None: the format holds no heads for this family).
+    """
+
+    def read_config(self, data: Mapping[str, Any]) -> "EncoderConfig": ...
+
+    def write_config(self, encoder: "EncoderConfig") -> dict[str, Any]: ...
+
+    def encoder_weights(self, encoder: Any, prefix: str, embeddings: bool = True) -> Iterable[Assignment]: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class HuggingFaceFormat:
+    """A family's Hugging Face `transformers` checkpoints: `config.json` and the state dict's names.
+
+    Attributes:
+        model_type: `config.json`'s `model_type`, written by `huggingface_config`.
+        prefix: the encoder's scope in checkpoints with heads (`bert` in `bert.encoder.layer.0...`).
+        read_config / write_config: `config.json` (a mapping) to `EncoderConfig` and back;
+            `write_config` leaves out `model_type` and raises `ValueError` for what HF cannot hold.
+        encoder_weights: `(encoder, prefix, embeddings) -> assignments` for every encoder weight
+            (`embeddings=False` leaves out the embedding layer, which ELECTRA's generator borrows).
+        head_weights: `(pretraining_model) -> assignments` of the heads; None when one checkpoint
+            cannot hold them, with `no_heads` saying why and what to do instead.
+        reads: whether a `config.json` with `model_type` loads as this family (SpanBERT's
+            checkpoints are BERT's: it writes `bert` but reads nothing).
+        head_objectives: the pretraining objectives a checkpoint with heads was trained with
+            (XLM: `clm` when `config.json` is causal); None: the family's defaults.
+        token_embedding: the token table's name, used to find `prefix` in a state dict.
+        ignored_suffixes: names a checkpoint may hold that no tfbert weight comes from
+            (tied decoders), besides those every family has.
+    """
+
+    model_type: str
+    prefix: str
+    read_config: Callable[[Mapping[str, Any]], "EncoderConfig"]
+    write_config: Callable[["EncoderConfig"], dict[str, Any]]
+    encoder_weights: Callable[..., Iterable[Assignment]]
+    head_weights: Callable[[Any], Iterable[Assignment]] | None = None
+    no_heads: str = ""
+    reads: bool = True
+    head_objectives: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None
+    token_embedding: str = "embeddings.word_embeddings.weight"
+    ignored_suffixes: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class ArchitectureSpec:
+    """Everything tfbert knows about one architecture family (see the module notes).
+
+    Attributes:
+        name: the `architecture` of configs (`bert`, `albert`, ...).
+        summary: one line for `--help` and docs.
+        tokenizer: the tokenizer kind the family is trained with (`wordpiece`,
+            `sentencepiece`, `byte_bpe`); also the word-boundary scheme of whole-word masking.
+        packing_style: `bert` (`[CLS] a [SEP] b [SEP]`, type ids 0/1) or `roberta`
+            (`<s> a </s></s> b </s>`, type ids 0), used by fine-tuning, `tf.data` and export.
+        encoder_defaults: `EncoderConfig` fields a config of this family gets when its
+            `encoder` (and `generator`) mapping omits them (ALBERT: `sharing: all`).
+        validate: `validate(config)` raises `ValueError` for a `ModelConfig` the family
+            cannot be (called after the generic checks).
+        generator: configs of this family carry a `generator` encoder (ELECTRA).
+        objectives: the pretraining objectives its models can train (`mlm`, `nsp`, ...).
+        default_objectives: the paper's set, what `tfbert pretrain` trains.
+        examples: how `tfbert pretrain` makes examples for the default objectives.
+        optimizer: the `tfbert.training.optimization` recipe of the paper.
+        pretraining_model: `factory(config, objectives, seed, dtype)` building the
+            pretraining model; it imports the model class when called.
+        pretraining_models: names of the Keras classes that pretrain this family; each
+            class accepts only configs whose spec lists it.
+        export_tasks: serving tasks its pretraining model exports as (`fill_mask`);
+            encoders and task models export for every family.
+        formats: checkpoint formats by name (`huggingface`; `tf1`, `keras_hub`).
+
+    Example:
+        >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",
+        ...                         packing_style="bert", objectives=("mlm",), default_objectives=("mlm",),
+        ...                         examples=ExampleRecipe("full_sentences"), pretraining_model=factory,
+        ...                         pretraining_models=("PretrainingModel",))
+    """
+
+    name: str
+    summary: str
+    tokenizer: str
+    packing_style: str
+    objectives: tuple[str, ...]
+    default_objectives: tuple[str, ...]
+    examples: ExampleRecipe
+    pretraining_model: PretrainingFactory
+    pretraining_models: tuple[str, ...]
+    encoder_defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    validate: Callable[["ModelConfig"], None] | None = None
+    generator: bool = False
+    optimizer: str = "bert"
+    export_tasks: tuple[str, ...] = ()
+    formats: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.tokenizer not in TOKENIZER_KINDS:
+            raise ValueError(f"architecture {self.name!r}: tokenizer {self.tokenizer!r} is not one of "
+                             f"{', '.join(TOKENIZER_KINDS)}")
+        if self.packing_style not in PACKING_STYLES:
+            raise ValueError(f"architecture {self.name!r}: packing_style {self.packing_style!r} is not one of "
+                             f"{', '.join(PACKING_STYLES)}")
+        unknown = [objective for objective in self.default_objectives if objective not in self.objectives]
+        if unknown:
+            raise ValueError(f"architecture {self.name!r}: default objective {unknown[0]!r} is not among its "
+                             f"objectives ({', '.join(self.objectives)})")
+
+    def with_defaults(self, encoder: Mapping[str, Any]) -> dict[str, Any]:
+        """An `encoder:` mapping of a config with this family's `encoder_defaults` filled in."""
+        return {**self.encoder_defaults, **encoder}
+
+    def check_objectives(self, objectives: Iterable[str] | None) -> tuple[str, ...]:
+        """`objectives` as a tuple (the defaults for None); `ValueError` for one the family lacks."""
+        chosen = self.default_objectives if objectives is None else tuple(objectives)
+        unknown = [objective for objective in chosen if objective not in self.objectives]
+        if unknown or not chosen:
+            raise ValueError(f"architecture {self.name!r} trains {', '.join(self.objectives)}; got objectives "
+                             f"{', '.join(chosen) or '(none)'}")
+        return chosen
+
+    def build_pretraining_model(self, config: "ModelConfig", objectives: Iterable[str] | None = None,
+                                seed: int | None = None, dtype: str | None = None):
+        """The family's pretraining model for `config` training `objectives` (default: the paper's).
+
+        Example:
+            >>> model = architectures.get("albert").build_pretraining_model(load_config("albert_tiny"))
+            >>> type(model).__name__, model.pair_objective
+            ('PretrainingModel', 'sop')
+        """
+        return self.pretraining_model(config, self.check_objectives(objectives), seed, dtype)
+
+    def format(self, name: str):
+        """The checkpoint format entry `name`; `ValueError` naming the formats the family has."""
+        if name not in self.formats:
+            raise ValueError(f"architecture {self.name!r} has no {name} checkpoint format; it has "
+                             f"{', '.join(self.formats) or 'none'}")
+        return self.formats[name]

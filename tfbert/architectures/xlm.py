@@ -1,0 +1,124 @@
+"""XLM (Lample & Conneau 2019, https://arxiv.org/abs/1901.07291): language embeddings, CLM, MLM and TLM.
+
+`tfbert pretrain` reads XLM's data as `tlm:SRC,TGT`, `mlm:A,B,...` or `clm:A,B,...` (one corpus
+per language); a `clm:` run trains the causal objective, the others MLM.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from tfbert.architectures.registry import register
+from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
+from tfbert.config import EncoderConfig
+from tfbert.convert import weights
+
+
+def build_xlm_pretraining_model(config, objectives: tuple[str, ...], seed: int | None, dtype: str | None):
+    """`XLMPretrainingModel` with its one objective, `mlm` (MLM and TLM batches) or `clm`."""
+    from tfbert.models.xlm import XLMPretrainingModel
+
+    if len(objectives) != 1:
+        raise ValueError(f"an XLM model trains one objective, mlm or clm; got {', '.join(objectives)}")
+    return XLMPretrainingModel(config, objective=objectives[0], dtype=dtype)
+
+
+def read_xlm_config(hf: Mapping[str, Any]) -> EncoderConfig:
+    """XLM's `config.json` names its fields differently (`emb_dim`, `n_layers`, `n_langs`, ...)."""
+    if hf.get("asm", False):
+        raise ValueError("XLM checkpoints with an adaptive softmax (asm: true) are not supported")
+    if not hf.get("is_encoder", True):
+        raise ValueError("XLM decoders (is_encoder: false) are not supported")
+    languages = hf.get("n_langs", 1)
+    width = hf.get("emb_dim", 2048)
+    return EncoderConfig(
+        vocab_size=hf.get("vocab_size", hf.get("n_words", 30145)),
+        hidden_size=width,
+        num_layers=hf.get("n_layers", 12),
+        num_heads=hf.get("n_heads", 16),
+        intermediate_size=4 * width,
+        activation="gelu" if hf.get("gelu_activation", True) else "relu",
+        dropout_rate=hf.get("dropout", 0.1),
+        attention_dropout_rate=hf.get("attention_dropout", 0.1),
+        max_positions=hf.get("max_position_embeddings", 512),
+        type_vocab_size=0,
+        num_languages=languages if languages > 1 and hf.get("use_lang_emb", True) else 0,
+        layer_norm_epsilon=hf.get("layer_norm_eps", 1e-12),
+        initializer_range=hf.get("init_std", 0.02),
+        pad_id=hf.get("pad_index", 2),
+        pooler=False,
+    )
+
+
+def write_xlm_config(encoder: EncoderConfig) -> dict[str, Any]:
+    if encoder.intermediate_size != 4 * encoder.hidden_size or encoder.type_vocab_size or encoder.pooler:
+        raise ValueError("Hugging Face XLM has intermediate_size = 4 * hidden_size, no segment embeddings and no pooler")
+    if encoder.activation not in ("gelu", "relu"):
+        raise ValueError(f"Hugging Face XLM has gelu or relu, not {encoder.activation!r}")
+    return dict(
+        vocab_size=encoder.vocab_size,
+        emb_dim=encoder.hidden_size,
+        n_layers=encoder.num_layers,
+        n_heads=encoder.num_heads,
+        gelu_activation=encoder.activation == "gelu",
+        dropout=encoder.dropout_rate,
+        attention_dropout=encoder.attention_dropout_rate,
+        max_position_embeddings=encoder.max_positions,
+        n_langs=max(encoder.num_languages, 1),
+        use_lang_emb=encoder.num_languages > 1,
+        layer_norm_eps=encoder.layer_norm_epsilon,
+        init_std=encoder.initializer_range,
+        pad_index=encoder.pad_id,
+        pad_token_id=encoder.pad_id,
+    )
+
+
+def xlm_block_names(prefix: str, layer: int) -> weights.BlockNames:
+    p = f"{prefix}attentions.{layer}."
+    return weights.BlockNames(f"{p}q_lin", f"{p}k_lin", f"{p}v_lin", f"{p}out_lin", f"{prefix}layer_norm1.{layer}",
+                              f"{prefix}ffns.{layer}.lin1", f"{prefix}ffns.{layer}.lin2",
+                              f"{prefix}layer_norm2.{layer}")
+
+
+def xlm_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
+    """`embeddings`, `position_embeddings`, `lang_embeddings`, `layer_norm_emb`, then per layer
+    `attentions.{i}.{q,k,v,out}_lin`, `layer_norm1.{i}`, `ffns.{i}.lin{1,2}`, `layer_norm2.{i}`."""
+    if embeddings:
+        layer = encoder.get_layer("embeddings")
+        yield from weights.tensor(layer.token_embedding.embeddings, f"{prefix}embeddings.weight")
+        yield from weights.tensor(layer.position_embedding.embeddings, f"{prefix}position_embeddings.weight")
+        if layer.language_embedding is not None:
+            yield from weights.tensor(layer.language_embedding.embeddings, f"{prefix}lang_embeddings.weight")
+        yield from weights.layer_norm(layer.layer_norm, f"{prefix}layer_norm_emb")
+    for index in range(encoder.config.num_layers):
+        yield from weights.block(*encoder.block(index), xlm_block_names(prefix, index))
+
+
+def xlm_head_weights(model) -> Iterator[Assignment]:
+    """`XLMWithLMHeadModel`'s `pred_layer.proj` bias (its weight is the tied token table)."""
+    yield from weights.tensor(model.get_layer("lm_head").output_bias, "pred_layer.proj.bias")
+
+
+SPEC = register(ArchitectureSpec(
+    name="xlm",
+    summary="XLM: language embeddings; causal LM, masked LM or translation LM on parallel text",
+    tokenizer="sentencepiece",
+    packing_style="roberta",
+    encoder_defaults={"type_vocab_size": 0, "pad_id": 2, "pooler": False},
+    objectives=("mlm", "clm"),
+    default_objectives=("mlm",),
+    examples=ExampleRecipe("xlm", source="multilingual"),
+    pretraining_model=build_xlm_pretraining_model,
+    pretraining_models=("XLMPretrainingModel",),
+    formats={"huggingface": HuggingFaceFormat(
+        model_type="xlm",
+        prefix="transformer",
+        read_config=read_xlm_config,
+        write_config=write_xlm_config,
+        encoder_weights=xlm_encoder_weights,
+        head_weights=xlm_head_weights,
+        head_objectives=lambda hf: ("clm",) if hf.get("causal") else ("mlm",),
+        token_embedding="embeddings.weight",
+        ignored_suffixes=("pred_layer.proj.weight",),
+    )},
+))

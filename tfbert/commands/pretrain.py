@@ -1,0 +1,78 @@
+"""`tfbert pretrain`: pretrain any registered architecture on text files or TFDS; rerun to resume."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from tfbert.commands import add_command
+from tfbert.commands.errors import CommandError
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+
+
+def run(args: argparse.Namespace) -> None:
+    """Loads the config, runs `tfbert.training.pretraining.pretrain` and says where the encoder went."""
+    import_tensorflow_quietly()
+    from tfbert.config import load_config
+    from tfbert.training.pretraining import pretrain
+
+    if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
+        raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
+    try:
+        config = load_config(args.config)
+        data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
+        model = pretrain(
+            config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
+            global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,
+            max_predictions=args.max_predictions, optimizer_recipe=args.optimizer, learning_rate=args.learning_rate,
+            warmup_steps=args.warmup_steps, checkpoint_every=args.checkpoint_every,
+            steps_per_execution=args.steps_per_execution, seed=args.seed, shuffle_buffer=args.shuffle_buffer,
+        )
+    except (OSError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    print(f"trained {args.steps} steps; encoder in {args.model_dir}/encoder/encoder.keras "
+          f"({model.encoder.count_params():,} parameters)")
+
+
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Adds the `pretrain` subcommand to `tfbert`'s subparsers."""
+    from tfbert import architectures
+    from tfbert.training.recipes import RECIPES, pretraining_recipes
+
+    families = ", ".join(architectures.names())
+    optimizers = ", ".join(f"{name} ({RECIPES[name].algorithm})" for name in pretraining_recipes())
+    parser = add_command(
+        commands, "pretrain", f"pretrain an encoder ({families}); rerun to resume",
+        "Pretrain an encoder with its paper's objectives (MLM + NSP/SOP, replaced-token detection, span "
+        f"boundaries, TLM; architectures: {families}) on text files or TensorFlow Datasets. Checkpoints go to "
+        "--model-dir; rerunning the same command resumes from the newest one. The final encoder is "
+        "MODEL_DIR/encoder/encoder.keras.",
+        "  tfbert pretrain --config albert_tiny --tokenizer vocab/ --data corpus:web --steps 1000 --model-dir runs/a\n"
+        "  tfbert pretrain --config bert_base --tokenizer vocab/ --data a.txt b.txt --steps 100000 \\\n"
+        "      --model-dir gs://bucket/runs/bert --strategy tpu --steps-per-execution 200\n"
+        "  tfbert pretrain --config my_model.yaml --tokenizer vocab/ --data tfds:wikipedia/20230601.en ...\n")
+    parser.add_argument("--config", required=True, help="a shipped config name (tfbert configs) or a YAML file")
+    parser.add_argument("--tokenizer", required=True, help="tokenizer folder (tfbert vocab writes one)")
+    parser.add_argument("--data", required=True, nargs="+",
+                        help="text files (a sentence a line, blank line between documents), corpus:web "
+                             "(the bundled corpus), tfds:NAME, or for XLM tlm:SRC,TGT / mlm:A,B / clm:A,B")
+    parser.add_argument("--model-dir", required=True, help="checkpoints, logs and the final encoder go here")
+    parser.add_argument("--steps", required=True, type=int, help="total training steps")
+    parser.add_argument("--batch-size", type=int, default=32, help="global batch size (default 32)")
+    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
+    parser.add_argument("--sequence-length", type=int, default=128)
+    parser.add_argument("--max-predictions", type=int, default=20, help="masked positions per sequence")
+    parser.add_argument("--optimizer", choices=pretraining_recipes(),
+                        help=f"optimizer recipe: {optimizers}; default: the config's pretraining recipe, else "
+                             "the architecture's paper")
+    parser.add_argument("--learning-rate", type=float,
+                        help="peak learning rate (default: the config's pretraining recipe, else the paper's)")
+    parser.add_argument("--warmup-steps", type=int,
+                        help="warm-up steps (default: the config's pretraining recipe, else the paper's)")
+    parser.add_argument("--checkpoint-every", type=int, default=1000)
+    parser.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--shuffle-buffer", type=int, default=1000,
+                        help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
+    parser.set_defaults(run=run)
+    return parser

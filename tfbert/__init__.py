@@ -1,3 +1,67 @@
-"""tfbert: BERT-family text encoders for TensorFlow and Keras 3."""
+"""tfbert: BERT-family text encoders for TensorFlow and Keras 3.
+
+The public API, imported on first use: `import tfbert` itself imports neither TensorFlow nor Keras.
+
+| name | what |
+|---|---|
+| `load_config`, `ModelConfig`, `EncoderConfig` | validated configs (`tfbert configs` lists the shipped ones) |
+| `architectures` | the registry of families (`architectures.get("albert")`) |
+| `Encoder`, `build_encoder` | the encoder of any family |
+| `PretrainingModel`, `ElectraPretrainingModel`, `SpanBertPretrainingModel`, `XLMPretrainingModel`, `XLMRobertaPretrainingModel` | pretraining models |
+| `SequenceClassifier`, `SequenceRegressor`, `TokenClassifier`, `SpanExtractor`, `MultipleChoice`, `SentenceEmbedder`, `SiameseEmbedder` | task models |
+| `load_tokenizer`, `Preprocessor` | tokenizers; text to encoder inputs, one per model |
+| `pretrain` | pretraining from text files |
+| `convert` | Hugging Face checkpoints in and out (`convert.load_huggingface`, `convert.load_electra`) |
+| `export_saved_model` | a SavedModel taking raw strings, for TF Serving |
+
+Example:
+    >>> import tfbert
+    >>> config = tfbert.load_config("bert_tiny")
+    >>> config.architecture, config.encoder.num_layers, config.encoder.hidden_size
+    ('bert', 2, 128)
+    >>> tfbert.architectures.get(config.architecture).default_objectives
+    ('mlm', 'nsp')
+    >>> tokenizer = tfbert.text.WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world"])
+    >>> preprocessor = tfbert.Preprocessor.for_architecture("bert", tokenizer, sequence_length=6)
+    >>> inputs = preprocessor.encode(["hello world"], ["world"])
+    >>> inputs["token_ids"].tolist(), inputs["segment_ids"].tolist()
+    ([[2, 5, 6, 3, 6, 3]], [[0, 0, 0, 0, 1, 1]])
+    >>> small = config.replace(encoder=config.encoder.replace(vocab_size=tokenizer.vocabulary_size(), num_layers=1))
+    >>> encoder = tfbert.build_encoder(small.encoder)
+    >>> tuple(encoder(inputs)["sequence_output"].shape)
+    (1, 6, 128)
+    >>> classifier = tfbert.SequenceClassifier(encoder, num_classes=3)
+    >>> tuple(classifier(inputs)["logits"].shape)
+    (1, 3)
+    >>> model = tfbert.PretrainingModel(small)
+    >>> import numpy as np
+    >>> sorted(model({**inputs, "masked_positions": np.array([[1, 2]], "int32")}))
+    ['mlm_logits', 'nsp_logits']
+    >>> tfbert.convert.huggingface_config(small)["model_type"]
+    'bert'
+"""
+
+from tfbert._lazy import by_module, lazy_exports
 
 __version__ = "0.1.0"
+
+_EXPORTS = by_module({
+    "tfbert.config": ["EncoderConfig", "ModelConfig", "load_config"],
+    "tfbert.architectures:": ["architectures"],
+    "tfbert.text:": ["text"],
+    "tfbert.convert:": ["convert"],
+    "tfbert.models.encoder": ["Encoder", "build_encoder"],
+    "tfbert.models.pretraining": ["PretrainingModel"],
+    "tfbert.models.electra": ["ElectraPretrainingModel"],
+    "tfbert.models.spanbert": ["SpanBertPretrainingModel"],
+    "tfbert.models.xlm": ["XLMPretrainingModel"],
+    "tfbert.models.xlmr": ["XLMRobertaPretrainingModel"],
+    "tfbert.tasks.models": ["MultipleChoice", "SentenceEmbedder", "SequenceClassifier", "SequenceRegressor",
+                            "SiameseEmbedder", "SpanExtractor", "TokenClassifier"],
+    "tfbert.text": ["load_tokenizer"],
+    "tfbert.data.preprocessor": ["Preprocessor"],
+    "tfbert.training.pretraining": ["pretrain"],
+    "tfbert.export.saved_model": ["export_saved_model"],
+})
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,14 +1,42 @@
 """PEP 562 lazy attributes for packages whose parts import TensorFlow: nothing is imported until used.
 
 Example (in a package's `__init__.py`):
-    >>> __getattr__, __dir__ = lazy_exports(__name__, {"train": "tfbert.training.driver"})
+    >>> __getattr__, __dir__ = lazy_exports(__name__, by_module({"tfbert.training.driver": ["train"]}))
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any, Callable, Mapping
+import types
+from typing import Any, Callable, Mapping, Sequence
+
+
+class _LazyPackage(types.ModuleType):
+    """A package whose exported names win over its submodules of the same name.
+
+    Importing `tfbert.tasks.finetune` (the module) sets the package's attribute `finetune`;
+    the package exports the function `finetune` under that name, as it did when it imported
+    everything eagerly, so such an assignment is skipped and the lazy export answers.
+    """
+
+    _lazy_exports: Mapping[str, str] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        target = self._lazy_exports.get(name, ":")
+        if isinstance(value, types.ModuleType) and not target.endswith(":"):
+            return
+        super().__setattr__(name, value)
+
+
+def by_module(names_of: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """`{module: names}` as `lazy_exports`' `{name: module}`.
+
+    Example:
+        >>> by_module({"tfbert.config": ["load_config", "ModelConfig"]})
+        {'load_config': 'tfbert.config', 'ModelConfig': 'tfbert.config'}
+    """
+    return {name: module for module, names in names_of.items() for name in names}
 
 
 def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
@@ -17,16 +45,20 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
     A module path ending in `:` gives the module itself (`{"convert": "tfbert.convert:"}`). The
     value is cached on the package, so the import runs once.
     """
+    module = sys.modules[package]
+    module.__class__ = _LazyPackage
+    object.__setattr__(module, "_lazy_exports", dict(exports))
+
     def __getattr__(name: str) -> Any:
         if name not in exports:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module_name, _, attribute = exports[name].partition(":")
-        module = importlib.import_module(module_name)
-        value = module if exports[name].endswith(":") else getattr(module, attribute or name)
-        setattr(sys.modules[package], name, value)
+        imported = importlib.import_module(module_name)
+        value = imported if exports[name].endswith(":") else getattr(imported, attribute or name)
+        types.ModuleType.__setattr__(module, name, value)
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(vars(sys.modules[package])) | set(exports))
+        return sorted(set(vars(module)) | set(exports))
 
     return __getattr__, __dir__

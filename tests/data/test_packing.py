@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tfbert.data.packing import SegmentPacker, num_special_tokens
+from tfbert.data.packing import SegmentPacker, num_special_tokens, pair_lengths
 
 CLS, SEP, PAD = 101, 102, 0
 BOS, EOS, RPAD = 0, 2, 1
@@ -40,15 +40,39 @@ def test_bert_longest_first_trims_the_longer_segment():
         assert out["token_ids"] == [[CLS, 1, 2, 3, 4, 5, SEP, 9, 10, SEP]]
 
 
-def test_truncation_modes_differ_on_nearly_equal_lengths():
+def test_truncation_modes_on_nearly_equal_lengths():
     # Lengths 6 and 5, budget 7. Round robin hands out tokens a, b, a, b, ...: 4 + 3.
-    # Longest-first shrinks the longest, the earlier one on ties: 6,5 -> 5,5 -> 4,5 -> 4,4 -> 3,4.
+    # Longest-first as Hugging Face: both cut to half the budget, the longer one keeps the odd token: 4 + 3.
     segments = ([[1, 2, 3, 4, 5, 6]], [[7, 8, 9, 10, 11]])
     rr = pack(SegmentPacker(10, CLS, SEP, PAD, truncation="round_robin"), *segments)
     lf = pack(SegmentPacker(10, CLS, SEP, PAD, truncation="longest_first"), *segments)
     assert rr["token_ids"] == [[CLS, 1, 2, 3, 4, SEP, 7, 8, 9, SEP]]
-    assert lf["token_ids"] == [[CLS, 1, 2, 3, SEP, 7, 8, 9, 10, SEP]]
-    assert lf["segment_ids"] == [[0, 0, 0, 0, 0, 1, 1, 1, 1, 1]]
+    assert lf["token_ids"] == [[CLS, 1, 2, 3, 4, SEP, 7, 8, 9, SEP]]
+    assert lf["segment_ids"] == [[0, 0, 0, 0, 0, 0, 1, 1, 1, 1]]
+    # Equal lengths 5 and 5, budget 7: the second (on a tie, "the longer") keeps the odd token.
+    tie = pack(SegmentPacker(10, CLS, SEP, PAD), [[1, 2, 3, 4, 5]], [[7, 8, 9, 10, 11]])
+    assert tie["token_ids"] == [[CLS, 1, 2, 3, SEP, 7, 8, 9, 10, SEP]]
+
+
+def test_longest_first_keeps_what_hugging_face_tokenizers_keeps():
+    """Every pair of lengths up to 12 in budgets 1 to 13: the lengths `tokenizers`' longest_first keeps."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    tokenizer = Tokenizer(models.WordLevel({f"w{i}": i for i in range(13)} | {"[UNK]": 13}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    cases = [(n1, n2, budget) for n1 in range(13) for n2 in range(13) for budget in range(1, 14)]
+    expected = []
+    for n1, n2, budget in cases:
+        tokenizer.enable_truncation(budget, strategy="longest_first")
+        kept = tokenizer.encode(" ".join(f"w{i}" for i in range(n1)), " ".join(f"w{i}" for i in range(n2)))
+        expected.append((kept.sequence_ids.count(0), kept.sequence_ids.count(1)))
+    ours = []
+    for budget in range(1, 14):
+        rows = [(n1, n2) for n1, n2, b in cases if b == budget]
+        first, second = pair_lengths(tf.constant([n for n, _ in rows]), tf.constant([n for _, n in rows]), budget)
+        ours += list(zip(first.numpy().tolist(), second.numpy().tolist()))
+    by_budget = sorted(cases, key=lambda case: case[2])
+    assert dict(zip(by_budget, ours)) == dict(zip(cases, expected))
 
 
 def test_three_segments():

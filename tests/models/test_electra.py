@@ -8,7 +8,7 @@ from tfbert.config import EncoderConfig, ModelConfig, scaled_generator
 from tfbert.models.electra import ElectraPretrainingModel, replace_at_positions, replaced_token_labels
 from tfbert.models.objectives import replica_share_of_mean
 
-from arch5_helpers import batch_for, tiny_config, tiny_model
+from family_models import batch_for, tiny_config, tiny_model
 
 
 def test_replacements_skip_position_zero_where_unused_slots_point():

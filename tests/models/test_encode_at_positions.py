@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from arch5_helpers import batch_for, tiny_model
+from family_models import batch_for, tiny_model
 from model_fixtures import pretraining_batch, tiny_config
 
 from tfbert.models.encoder import build_encoder

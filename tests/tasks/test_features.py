@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tfbert.models.encoder import build_encoder
-from tfbert.tasks.features import encode_choices, encode_texts, truncate_pair
+from tfbert.tasks.features import encode_choices, encode_texts
 from tfbert.tasks.models import SequenceClassifier
 from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
 from tfbert.tasks.tagging import encode_tagged_words, word_predictions
@@ -16,8 +16,6 @@ from test_task_models import CONFIG
 
 
 def test_pairs_are_truncated_longest_first_and_packed():
-    assert truncate_pair([1, 2, 3, 4, 5], [6, 7], 5) == ([1, 2, 3], [6, 7])
-
     class Ids:
         cls_id, sep_id, pad_id = 1, 2, 0
 
@@ -25,6 +23,8 @@ def test_pairs_are_truncated_longest_first_and_packed():
             from tfbert.tasks.tokenization import Pieces
             return [Pieces([int(w) for w in t.split()], [0] * len(t.split()), [0] * len(t.split())) for t in texts]
 
+    assert encode_texts(Ids(), ["11 12 13 14 15"], ["16 17"], max_length=8)["token_ids"].tolist() == [
+        [1, 11, 12, 13, 2, 16, 17, 2]]   # 5 + 2 pieces in a budget of 5: the longer one loses 2
     features = encode_texts(Ids(), ["10 11 12 13 14"], ["20 21"], max_length=8)
     assert features["token_ids"].tolist() == [[1, 10, 11, 12, 2, 20, 21, 2]]
     assert features["segment_ids"].tolist() == [[0, 0, 0, 0, 0, 1, 1, 1]]

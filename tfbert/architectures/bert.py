@@ -125,14 +125,21 @@ def bert_head_weights(model) -> Iterator[Assignment]:
         yield from weights.dense(model.get_layer(f"{model.pair_objective}_head").classifier, "cls.seq_relationship")
 
 
-HUGGINGFACE = HuggingFaceFormat(
-    model_type="bert",
-    prefix="bert",
-    read_config=read_bert_config,
-    write_config=write_plain_config("bert"),
-    encoder_weights=bert_encoder_weights,
-    head_weights=bert_head_weights,
-)
+def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head_weights=bert_head_weights,
+                **options: Any) -> HuggingFaceFormat:
+    """A Hugging Face format with BERT's encoder layout, neither sharing nor factorized embeddings
+    (BERT, RoBERTa, XLM-R, SpanBERT); `options` are `HuggingFaceFormat`'s other fields.
+
+    Example:
+        >>> bert_layout("mybert", "bert").write_config(load_config("bert_tiny").encoder)["num_hidden_layers"]
+        2
+    """
+    return HuggingFaceFormat(model_type=model_type, prefix=prefix, read_config=read_config,
+                             write_config=write_plain_config(model_type), encoder_weights=bert_encoder_weights,
+                             head_weights=head_weights, **options)
+
+
+HUGGINGFACE = bert_layout("bert", "bert")
 
 SPEC = register(ArchitectureSpec(
     name="bert",

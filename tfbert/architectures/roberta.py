@@ -8,15 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from tfbert.architectures.bert import (bert_encoder_weights, build_mlm_pretraining_model, read_bert_fields,
-                                       write_plain_config)
+from tfbert.architectures.bert import bert_layout, build_mlm_pretraining_model, read_bert_fields
 from tfbert.architectures.registry import register
-from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
+from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe
 from tfbert.config import EncoderConfig
 from tfbert.convert import weights
-
-# RoBERTa's embedding layout, also XLM-R's: one type row, padding id 1, positions from pad_id + 1.
-ROBERTA_ENCODER_DEFAULTS = {"type_vocab_size": 1, "pad_id": 1, "position_offset": 2}
 
 
 def read_roberta_config(hf: Mapping[str, Any]) -> EncoderConfig:
@@ -30,24 +26,13 @@ def roberta_head_weights(model) -> Iterator[Assignment]:
                                       "lm_head.bias")
 
 
-def roberta_format(model_type: str) -> HuggingFaceFormat:
-    """RoBERTa's checkpoint layout under `model_type` (`roberta`, `xlm-roberta`)."""
-    return HuggingFaceFormat(
-        model_type=model_type,
-        prefix="roberta",
-        read_config=read_roberta_config,
-        write_config=write_plain_config(model_type),
-        encoder_weights=bert_encoder_weights,
-        head_weights=roberta_head_weights,
-    )
-
-
 SPEC = register(ArchitectureSpec(
     name="roberta",
     summary="RoBERTa: masked-LM on full sentences, no NSP, byte-level BPE",
     tokenizer="byte_bpe",
     packing_style="roberta",
-    encoder_defaults=ROBERTA_ENCODER_DEFAULTS,
+    # One type row, padding id 1, positions from pad_id + 1.
+    encoder_defaults={"type_vocab_size": 1, "pad_id": 1, "position_offset": 2},
     objectives=("mlm",),
     default_objectives=("mlm",),
     examples=ExampleRecipe("full_sentences"),
@@ -55,5 +40,5 @@ SPEC = register(ArchitectureSpec(
     pretraining_models=("PretrainingModel",),
     optimizer="roberta",
     export_tasks=("fill_mask",),
-    formats={"huggingface": roberta_format("roberta")},
+    formats={"huggingface": bert_layout("roberta", "roberta", read_roberta_config, roberta_head_weights)},
 ))

@@ -6,9 +6,9 @@ checkpoints are BERT checkpoints (the SBO head is not in them), so Hugging Face 
 
 from __future__ import annotations
 
-from tfbert.architectures.bert import bert_encoder_weights, read_bert_config, write_plain_config
+from tfbert.architectures.bert import bert_layout
 from tfbert.architectures.registry import register
-from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe, HuggingFaceFormat
+from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe
 
 # The batch keys of the SBO inputs, one per prediction slot (see tfbert.data.masking, unit="span").
 SPAN_INPUTS = ("span_left_positions", "span_right_positions", "span_offsets")
@@ -30,13 +30,7 @@ SPEC = register(ArchitectureSpec(
     examples=ExampleRecipe("full_sentences", masking_unit="span", extra_inputs=SPAN_INPUTS),
     pretraining_model=build_spanbert_pretraining_model,
     pretraining_models=("SpanBertPretrainingModel",),
-    formats={"huggingface": HuggingFaceFormat(
-        model_type="bert",
-        prefix="bert",
-        read_config=read_bert_config,
-        write_config=write_plain_config("bert"),
-        encoder_weights=bert_encoder_weights,
-        no_heads="SpanBERT's checkpoints are BERT checkpoints without the SBO head",
-        reads=False,
-    )},
+    formats={"huggingface": bert_layout(
+        "bert", "bert", head_weights=None, reads=False,
+        no_heads="SpanBERT's checkpoints are BERT checkpoints without the SBO head")},
 ))

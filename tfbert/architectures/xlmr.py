@@ -1,30 +1,30 @@
-"""XLM-R (Conneau et al. 2020, https://arxiv.org/abs/1911.02116): RoBERTa with a 250k SentencePiece vocabulary."""
+"""XLM-R (Conneau et al. 2020, https://arxiv.org/abs/1911.02116): RoBERTa with a 250k SentencePiece vocabulary.
+
+Everything but the tokenizer, the model class and the checkpoints' `model_type` is RoBERTa's.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+
+from tfbert.architectures import roberta
+from tfbert.architectures.bert import bert_layout
 from tfbert.architectures.registry import register
-from tfbert.architectures.roberta import ROBERTA_ENCODER_DEFAULTS, roberta_format
-from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe
 
 
 def build_xlmr_pretraining_model(config, objectives: tuple[str, ...], seed: int | None, dtype: str | None):
     from tfbert.models.xlmr import XLMRobertaPretrainingModel
 
-    return XLMRobertaPretrainingModel(config, dtype=dtype)
+    return XLMRobertaPretrainingModel(config, objectives=objectives, dtype=dtype)
 
 
-SPEC = register(ArchitectureSpec(
+SPEC = register(dataclasses.replace(
+    roberta.SPEC,
     name="xlmr",
     summary="XLM-R: RoBERTa's recipe with a multilingual SentencePiece vocabulary",
     tokenizer="sentencepiece",
-    packing_style="roberta",
-    encoder_defaults=ROBERTA_ENCODER_DEFAULTS,
-    objectives=("mlm",),
-    default_objectives=("mlm",),
-    examples=ExampleRecipe("full_sentences"),
     pretraining_model=build_xlmr_pretraining_model,
     pretraining_models=("XLMRobertaPretrainingModel",),
-    optimizer="roberta",
-    export_tasks=("fill_mask",),
-    formats={"huggingface": roberta_format("xlm-roberta")},
+    formats={"huggingface": bert_layout("xlm-roberta", "roberta", roberta.read_roberta_config,
+                                        roberta.roberta_head_weights)},
 ))

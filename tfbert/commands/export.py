@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(f"source {args.source!r} is not a .keras file (the zip archive model.save writes)")
     if args.tokenizer and not os.path.isdir(args.tokenizer):
         raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
-    if args.sequence_length < 8:
+    if args.sequence_length is not None and args.sequence_length < 8:
         raise CommandError(f"--sequence-length {args.sequence_length} is too short; use 8 or more")
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
     finetuned = finetune_task(args.source)
@@ -75,7 +75,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export.add_argument("--output-dir", default="saved_models", help="default saved_models")
     export.add_argument("--version", type=int, help="version folder (default: one more than the highest present)")
     export.add_argument("--tokenizer", help="tokenizer folder (default: the one beside SOURCE)")
-    export.add_argument("--sequence-length", type=int, default=128, help="texts are packed and truncated to this")
+    export.add_argument("--sequence-length", type=int,
+                        help="texts are packed and truncated to this (default: the length the model was trained "
+                             "with, from its preprocessor.json, else 128)")
     export.add_argument("--labels", help="comma-separated class or tag names, in id order")
     export.add_argument("--pair", action="store_true", help="classification/regression on text pairs (text_pair input)")
     export.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="embedding pooling of a bare encoder")

@@ -61,18 +61,20 @@ def _examples(args: argparse.Namespace):
 
 
 def finetune_from_arguments(args: argparse.Namespace) -> dict:
-    """Fine-tunes, keeps the best epoch in `model_dir/best.keras`, and writes the tokenizer and `task.json` beside it."""
-    from tfbert.tasks import (SequenceClassifier, SequenceRegressor, TensorFlowTokenizer, classification_evaluator,
-                              encode_texts, finetune, regression_evaluator)
+    """Fine-tunes, keeps the best epoch in `model_dir/best.keras`, and writes the preprocessor (`preprocessor.json`,
+    `tokenizer/`) and `task.json` beside it."""
+    from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
+                              regression_evaluator)
+    from tfbert.tasks.pretrained import load_pretrained_preprocessor
 
     pretrained = Path(args.pretrained)
     if not pretrained.exists():
         raise FileNotFoundError(f"pretrained model {str(pretrained)!r} does not exist")
-    tokenizer = find_tokenizer(pretrained, args.tokenizer)
+    preprocessor = load_pretrained_preprocessor(pretrained, find_tokenizer(pretrained, args.tokenizer),
+                                                args.max_length)
     train, evaluation, regression, metric, label_names = _examples(args)
-    pieces = TensorFlowTokenizer(tokenizer, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
-    train_x = encode_texts(pieces, train.texts, train.pair_texts, max_length=args.max_length)
-    eval_x = encode_texts(pieces, evaluation.texts, evaluation.pair_texts, max_length=args.max_length)
+    train_x = encode_texts(preprocessor, train.texts, train.pair_texts)
+    eval_x = encode_texts(preprocessor, evaluation.texts, evaluation.pair_texts)
     if regression:
         def build(encoder):
             return SequenceRegressor(encoder, pooling=args.pooling)
@@ -89,7 +91,7 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
                       epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
                       learning_rate=args.learning_rate, seed=args.seed)
     model_dir = Path(args.model_dir)
-    tokenizer.save_assets(model_dir / "tokenizer")
+    preprocessor.save(model_dir)
     task = {"task": "regression" if regression else "classification", "label_names": label_names,
             "max_length": args.max_length, "pair": train.pair_texts is not None, "metric": metric}
     (model_dir / TASK_FILE).write_text(json.dumps(task, indent=2), encoding="utf-8")
@@ -113,7 +115,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         commands, "finetune", "fine-tune a pretrained encoder for text classification or regression",
         "Fine-tune a pretrained encoder (a tfbert pretraining run, an encoder .keras file or a Hugging Face folder) "
         "for classification or regression on CSV/TSV/JSON Lines files or a GLUE task. The best epoch is kept in "
-        "MODEL_DIR/best.keras, with tokenizer/ and task.json beside it, which tfbert export reads.",
+        "MODEL_DIR/best.keras, with preprocessor.json, tokenizer/ and task.json beside it, which tfbert export "
+        "reads.",
         """
         tfbert finetune --pretrained runs/albert_tiny --train train.tsv --eval dev.tsv --model-dir runs/sst2
         tfbert finetune --pretrained all-MiniLM-L6-v2/ --train nli.csv --eval nli_dev.csv \\
@@ -124,7 +127,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         """)
     parser.add_argument("--pretrained", required=True,
                         help="a tfbert pretraining run, an encoder .keras file, or a Hugging Face folder")
-    parser.add_argument("--model-dir", required=True, help="best.keras, best.json, tokenizer/ and task.json go here")
+    parser.add_argument("--model-dir", required=True,
+                        help="best.keras, best.json, preprocessor.json, tokenizer/ and task.json go here")
     parser.add_argument("--glue", help="a GLUE task from TensorFlow Datasets (sst2, mrpc, stsb, ...)")
     parser.add_argument("--train", help="CSV, TSV or JSON Lines file with text and label columns")
     parser.add_argument("--eval", help="the evaluation file, same columns")

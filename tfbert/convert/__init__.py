@@ -1,0 +1,16 @@
+"""Checkpoints of other libraries in and out: `load_huggingface`, `load_electra`, `config_from_huggingface`,
+`huggingface_config` (`tfbert.convert.huggingface`), imported on first use.
+
+The weight-name maps live with each family (`tfbert/architectures/<family>.py`); the layouts they
+share (dense, LayerNorm, fused QKV, a BERT-style block) in `tfbert.convert.weights`.
+
+Example:
+    >>> from tfbert import convert
+    >>> convert.huggingface_config(load_config("roberta_base"))["model_type"]
+    'roberta'
+"""
+
+from tfbert._lazy import lazy_exports
+
+__all__ = ["config_from_huggingface", "huggingface_config", "load_electra", "load_huggingface", "read_state_dict"]
+__getattr__, __dir__ = lazy_exports(__name__, {name: "tfbert.convert.huggingface" for name in __all__})

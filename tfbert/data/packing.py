@@ -7,8 +7,12 @@ Two layouts cover the BERT family:
 * ``"roberta"`` (RoBERTa, XLM-R, XLM): ``<s> a </s></s> b </s>``, a single
   segment type, so every segment id is 0.
 
-Truncation uses TF-Text's trimmers, combination ``combine_segments`` and
-padding ``pad_model_inputs``; everything is graph ops with static output shapes.
+Truncation is one rule everywhere in tfbert (fine-tuning features, `tf.data` and
+export all pack through this class): one segment is cut at its end; a pair is
+trimmed longest-first exactly as Hugging Face ``tokenizers`` does (``pair_lengths``);
+three or more segments use TF-Text's ``ShrinkLongestTrimmer``. Combination is
+``combine_segments`` and padding ``pad_model_inputs``; everything is graph ops
+with static output shapes.
 """
 
 from __future__ import annotations
@@ -21,10 +25,63 @@ import tensorflow_text as tf_text
 PackingStyle = Literal["bert", "roberta"]
 Truncation = Literal["round_robin", "longest_first"]
 
+
+
+def pair_lengths(first: tf.Tensor, second: tf.Tensor, budget: int) -> tuple[tf.Tensor, tf.Tensor]:
+    """How many tokens of each segment a longest-first trim to `budget` keeps (Hugging Face's rule).
+
+    The shorter segment is kept whole when twice its length fits; otherwise both get half the
+    budget and the longer one (the second on a tie) the odd token. `first`, `second`: lengths `[batch]`.
+
+    >>> [int(n) for n in pair_lengths(tf.constant([9]), tf.constant([8]), 15)]   # Hugging Face: 8 and 7
+    [8, 7]
+    """
+    first, second = tf.cast(first, tf.int64), tf.cast(second, tf.int64)
+    shorter, longer = tf.minimum(first, second), tf.maximum(first, second)
+    both_cut = 2 * shorter > budget
+    kept_shorter = tf.where(both_cut, tf.constant(budget // 2, tf.int64), shorter)
+    kept_longer = tf.where(both_cut, tf.constant(budget // 2 + budget % 2, tf.int64), budget - shorter)
+    first_is_shorter = first <= second
+    fits = first + second <= budget
+    kept_first = tf.where(fits, first, tf.where(first_is_shorter, kept_shorter, kept_longer))
+    kept_second = tf.where(fits, second, tf.where(first_is_shorter, kept_longer, kept_shorter))
+    return kept_first, kept_second
+
+
+def keep_first(segment: tf.RaggedTensor, counts: tf.Tensor) -> tf.RaggedTensor:
+    """The first `counts[b]` items of every row `b` of `segment`."""
+    keep = tf.ragged.range(segment.row_lengths()) < tf.expand_dims(tf.cast(counts, tf.int64), 1)
+    return tf.ragged.boolean_mask(segment, keep)
+
+
+def longest_first(segments: Sequence[tf.RaggedTensor], budget: int) -> list[tf.RaggedTensor]:
+    """`segments` trimmed from their ends to `budget` tokens per row, longest first (see the module notes)."""
+    if len(segments) == 1:
+        return [segments[0][:, :budget]]
+    if len(segments) == 2:
+        kept = pair_lengths(segments[0].row_lengths(), segments[1].row_lengths(), budget)
+        return [keep_first(segment, count) for segment, count in zip(segments, kept)]
+    return tf_text.ShrinkLongestTrimmer(budget).trim(segments)
+
+
 _TRIMMERS = {
-    "round_robin": tf_text.RoundRobinTrimmer,
-    "longest_first": tf_text.ShrinkLongestTrimmer,
+    "round_robin": lambda segments, budget: tf_text.RoundRobinTrimmer(budget).trim(segments),
+    "longest_first": longest_first,
 }
+
+
+def segment_starts(style: PackingStyle, lengths: Sequence[int]) -> list[int]:
+    """The position of each segment's first token once packed (segments of `lengths` tokens).
+
+    >>> segment_starts("bert", [3, 4]), segment_starts("roberta", [3, 4])
+    ([1, 5], [1, 6])
+    """
+    starts, position = [], 1
+    for index, length in enumerate(lengths):
+        position += 1 if style == "roberta" and index else 0
+        starts.append(position)
+        position += length + 1
+    return starts
 
 
 def num_special_tokens(style: PackingStyle, num_segments: int) -> int:
@@ -64,10 +121,10 @@ class SegmentPacker:
             "roberta", also before every segment after the first).
         pad_id: id used to fill the rest of the sequence.
         style: "bert" or "roberta", see the module docstring.
-        truncation: "round_robin" removes one token at a time from each
-            segment in turn (TF-Text `RoundRobinTrimmer`); "longest_first"
-            trims the currently longest segment first (`ShrinkLongestTrimmer`),
-            like Hugging Face's `longest_first`. Both cut from the end.
+        truncation: "longest_first" (the default, tfbert's one rule; see the
+            module notes) or "round_robin", which removes one token at a time
+            from each segment in turn (TF-Text `RoundRobinTrimmer`). Both cut
+            from the end.
     """
 
     def __init__(
@@ -77,7 +134,7 @@ class SegmentPacker:
         sep_id: int,
         pad_id: int,
         style: PackingStyle = "bert",
-        truncation: Truncation = "round_robin",
+        truncation: Truncation = "longest_first",
     ):
         if truncation not in _TRIMMERS:
             raise ValueError(f"unknown truncation {truncation!r}; use one of {sorted(_TRIMMERS)}")
@@ -107,7 +164,7 @@ class SegmentPacker:
             raise ValueError(
                 f"sequence_length={self.sequence_length} leaves no room for {len(segments)} segments"
             )
-        trimmed = _TRIMMERS[self.truncation](budget).trim(segments)
+        trimmed = _TRIMMERS[self.truncation](segments, budget)
         if self.style == "roberta":
             trimmed = [trimmed[0]] + [_prepend(s, self.sep_id) for s in trimmed[1:]]
         token_ids, segment_ids = tf_text.combine_segments(

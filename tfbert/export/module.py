@@ -8,7 +8,7 @@ Signatures (all batched, `[batch]` strings or `[batch, sequence_length]` int32):
 - `encode`: those three to `sequence_output` and `pooled_output` (float32).
 
 Example:
-    >>> module = ServingModule(task, model, encoder, TextPreprocessor(tokenizer, 128))
+    >>> module = ServingModule(task, model, encoder, Preprocessor(tokenizer, 128))
     >>> tf.saved_model.save(module, "saved_models/sst2/1", signatures=module.signatures())
 """
 
@@ -17,7 +17,8 @@ from __future__ import annotations
 import keras
 import tensorflow as tf
 
-from tfbert.export.preprocessing import TextPreprocessor, from_hub_names, to_hub_names
+from tfbert.data.preprocessor import Preprocessor
+from tfbert.export.preprocessing import from_hub_names, to_hub_names
 from tfbert.export.tasks import ServingTask
 from tfbert.models.encoder import Encoder
 
@@ -48,7 +49,7 @@ class ServingModule(tf.Module):
     `pair_preprocess` makes `preprocess` take `text_pair` too (on by default when the task does).
     """
 
-    def __init__(self, task: ServingTask, model: keras.Model, encoder: Encoder, preprocessor: TextPreprocessor,
+    def __init__(self, task: ServingTask, model: keras.Model, encoder: Encoder, preprocessor: Preprocessor,
                  pair_preprocess: bool | None = None):
         super().__init__(name="tfbert_serving")
         self.task = task
@@ -98,7 +99,7 @@ class PreprocessingModule(tf.Module):
     Run it in `tf.data` (CPU) and feed the encoder-only model on the accelerator.
     """
 
-    def __init__(self, preprocessor: TextPreprocessor, pair: bool = False):
+    def __init__(self, preprocessor: Preprocessor, pair: bool = False):
         super().__init__(name="tfbert_preprocessing")
         self.preprocessor = preprocessor
         self.preprocess = tf.function(lambda text, text_pair=None: to_hub_names(preprocessor.pack(text, text_pair)),

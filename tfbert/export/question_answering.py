@@ -18,9 +18,9 @@ import dataclasses
 
 import tensorflow as tf
 
-from tfbert.data.packing import num_special_tokens
+from tfbert.data.packing import keep_first, num_special_tokens, segment_starts
+from tfbert.data.preprocessor import Preprocessor
 from tfbert.export.offsets import byte_to_char_offsets
-from tfbert.export.preprocessing import TextPreprocessor
 
 
 @dataclasses.dataclass
@@ -36,15 +36,10 @@ class PackedQuestion:
     piece_ends: tf.Tensor
 
 
-def _keep_first(values: tf.RaggedTensor, counts: tf.Tensor) -> tf.RaggedTensor:
-    """The first `counts[b]` items of every row `b`."""
-    keep = tf.ragged.range(values.row_lengths()) < tf.expand_dims(tf.cast(counts, tf.int64), 1)
-    return tf.ragged.boolean_mask(values, keep)
-
-
-def pack_question_and_context(preprocessor: TextPreprocessor, question: tf.Tensor, context: tf.Tensor,
+def pack_question_and_context(preprocessor: Preprocessor, question: tf.Tensor, context: tf.Tensor,
                               max_question_length: int) -> PackedQuestion:
-    """`[CLS] question [SEP] context [SEP]`: question cut to `max_question_length`, context to what is left."""
+    """`[CLS] question [SEP] context [SEP]` (the preprocessor's layout): question cut to
+    `max_question_length`, context to what is left."""
     tokenizer, length = preprocessor.tokenizer, preprocessor.sequence_length
     style = preprocessor.packer.style
     question_ids = tokenizer.tokenize(question)[:, :max_question_length]
@@ -52,10 +47,10 @@ def pack_question_and_context(preprocessor: TextPreprocessor, question: tf.Tenso
     context_ids, starts, ends = tokenizer.tokenize_with_offsets(context)
     room = length - num_special_tokens(style, 2) - question_ids.row_lengths()
     count = tf.minimum(context_ids.row_lengths(), room)
-    context_ids, starts, ends = (_keep_first(part, count) for part in (context_ids, starts, ends))
+    context_ids, starts, ends = (keep_first(part, count) for part in (context_ids, starts, ends))
     inputs = preprocessor.pack_ids(question_ids, context_ids)
     # bert: [CLS] q [SEP] c; roberta: <s> q </s></s> c
-    first = question_ids.row_lengths() + (2 if style == "bert" else 3)
+    first = question_ids.row_lengths() + segment_starts(style, [0, 0])[1]
     return PackedQuestion(inputs, context, tf.cast(first, tf.int32), tf.cast(count, tf.int32),
                           starts.to_tensor(0), ends.to_tensor(0))
 

@@ -16,10 +16,10 @@ from typing import Sequence
 import keras
 import tensorflow as tf
 
+from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
 from tfbert.export.module import EncoderModule, PreprocessingModule, ServingModule
 from tfbert.export.ops import check_servable
-from tfbert.export.preprocessing import TextPreprocessor, packing_style
-from tfbert.export.sources import resolve_source
+from tfbert.export.sources import ExportSource, resolve_source
 from tfbert.export.tasks import (Classification, Embedding, FillMask, QuestionAnswering, Regression, ServingTask,
                                  Tagging)
 from tfbert.text import load_tokenizer
@@ -68,6 +68,21 @@ def _as_tokenizer(tokenizer: Tokenizer | str | Path | None, found: Tokenizer | N
     return found
 
 
+def export_preprocessor(resolved: ExportSource, tokenizer: Tokenizer | str | Path | None = None,
+                        sequence_length: int | None = None) -> Preprocessor:
+    """The `Preprocessor` an export serves with: the source's saved one, with `tokenizer` and
+    `sequence_length` replacing its own where given; without a saved one, the source's tokenizer,
+    its architecture's packing style (see `ExportSource.packing_style`) and 128 tokens."""
+    saved = resolved.preprocessor
+    found = saved.tokenizer if saved is not None else resolved.tokenizer
+    length = sequence_length or (saved.sequence_length if saved is not None else DEFAULT_SEQUENCE_LENGTH)
+    config = resolved.encoder.config
+    if length > config.max_sequence_length:
+        raise ValueError(f"sequence_length {length} exceeds the encoder's {config.max_sequence_length} positions")
+    architecture = saved.architecture if saved is not None else resolved.architecture
+    return Preprocessor(_as_tokenizer(tokenizer, found), length, resolved.packing_style(), architecture=architecture)
+
+
 def export_saved_model(
     source: str | Path | keras.Model,
     name: str,
@@ -75,7 +90,7 @@ def export_saved_model(
     tokenizer: Tokenizer | str | Path | None = None,
     output_dir: str | Path = "saved_models",
     version: int | None = None,
-    sequence_length: int = 128,
+    sequence_length: int | None = None,
     label_names: Sequence[str] | None = None,
     pair: bool = False,
     pooling: str = "mean",
@@ -88,7 +103,8 @@ def export_saved_model(
             pretraining run folder, an encoder folder or a Hugging Face checkpoint folder.
         tokenizer: a `tfbert.text` tokenizer or its folder; by default the one beside `source`.
         version: TF Serving's version folder; the next free number by default.
-        sequence_length: the fixed length texts are packed (and truncated) to.
+        sequence_length: the fixed length texts are packed (and truncated) to; by default the
+            length of the preprocessor saved with the model (`preprocessor.json`), else 128.
         label_names: class names (classification) or tag names (tagging); `"0"`, `"1"`, ... by default.
         pair: classification / regression take `text_pair` too (sentence-pair tasks such as MNLI).
         pooling: embedding pooling when `source` is a bare encoder.
@@ -98,15 +114,11 @@ def export_saved_model(
     Returns the version folder.
     """
     resolved = resolve_source(source, pooling=pooling)
-    tokenizer = _as_tokenizer(tokenizer, resolved.tokenizer)
     config = resolved.encoder.config
     if config.num_languages or config.position_ids_input:
         raise ValueError("encoders with language_ids or position_ids inputs (XLM) are not exportable yet")
-    if sequence_length > config.max_positions - config.position_offset:
-        raise ValueError(f"sequence_length {sequence_length} exceeds the encoder's "
-                         f"{config.max_positions - config.position_offset} positions")
+    preprocessor = export_preprocessor(resolved, tokenizer, sequence_length)
     task = _serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}))
-    preprocessor = TextPreprocessor(tokenizer, sequence_length, style=packing_style(config.position_offset))
     module = ServingModule(task, resolved.model, resolved.encoder, preprocessor, pair_preprocess=pair)
     root = Path(output_dir) / name
     target = root / str(version if version is not None else next_version(root))
@@ -114,15 +126,16 @@ def export_saved_model(
         raise FileExistsError(f"{target} already exists; TF Serving versions are immutable, pick another version")
     tf.saved_model.save(module, str(target), signatures=module.signatures())
     check_servable(target)
-    _write_metadata(target, task, sequence_length, tokenizer, pair)
+    _write_metadata(target, task, preprocessor, pair)
     return target
 
 
-def _write_metadata(target: Path, task: ServingTask, sequence_length: int, tokenizer: Tokenizer, pair: bool) -> None:
-    """`assets.extra/`: what was exported (JSON) and the tokenizer files, for people and clients; TF Serving ignores it."""
+def _write_metadata(target: Path, task: ServingTask, preprocessor: Preprocessor, pair: bool) -> None:
+    """`assets.extra/`: what was exported (JSON), the preprocessor and its tokenizer, for people and clients
+    (`Preprocessor.load(target / "assets.extra")`); TF Serving ignores it."""
     extra = target / "assets.extra"
-    tokenizer.save_assets(extra / "tokenizer")
-    metadata = {**task.metadata(), "sequence_length": sequence_length, "pair_preprocess": pair,
+    preprocessor.save(extra)
+    metadata = {**task.metadata(), "sequence_length": preprocessor.sequence_length, "pair_preprocess": pair,
                 "signatures": ["serving_default", "tokenize", "preprocess", "encode"]}
     (extra / METADATA_FILE).write_text(json.dumps(metadata, indent=2), encoding="utf-8")
 
@@ -134,7 +147,7 @@ def export_hub_pair(
     tokenizer: Tokenizer | str | Path | None = None,
     output_dir: str | Path = "saved_models",
     version: int = 1,
-    sequence_length: int = 128,
+    sequence_length: int | None = None,
     pair: bool = False,
 ) -> tuple[Path, Path]:
     """TF Hub's pair: `NAME_preprocess/VERSION` (strings to ids) and `NAME_encoder/VERSION` (ids to outputs).
@@ -147,9 +160,7 @@ def export_hub_pair(
         >>> encoder.encode(**preprocess.preprocess(tf.constant(["hello"])))["pooled_output"]
     """
     resolved = resolve_source(source)
-    tokenizer = _as_tokenizer(tokenizer, resolved.tokenizer)
-    preprocessor = TextPreprocessor(tokenizer, sequence_length,
-                                    style=packing_style(resolved.encoder.config.position_offset))
+    preprocessor = export_preprocessor(resolved, tokenizer, sequence_length)
     preprocessing = PreprocessingModule(preprocessor, pair=pair)
     encoding = EncoderModule(resolved.encoder)
     preprocess_dir = Path(output_dir) / f"{name}_preprocess" / str(version)

@@ -23,9 +23,9 @@ from typing import Mapping, Sequence
 import keras
 import tensorflow as tf
 
+from tfbert.data.preprocessor import Preprocessor
 from tfbert.export import fill_mask, question_answering
 from tfbert.export.offsets import byte_to_char_offsets
-from tfbert.export.preprocessing import TextPreprocessor
 
 
 def _call(model: keras.Model, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
@@ -39,7 +39,7 @@ class ServingTask(abc.ABC):
     input_names: tuple[str, ...] = ("text",)
 
     @abc.abstractmethod
-    def serve(self, model: keras.Model, preprocessor: TextPreprocessor,
+    def serve(self, model: keras.Model, preprocessor: Preprocessor,
               inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         """The task's outputs for a batch of raw-string inputs."""
 
@@ -52,7 +52,7 @@ class _TextTask(ServingTask):
         self.pair = pair
         self.input_names = ("text", "text_pair") if pair else ("text",)
 
-    def encoder_inputs(self, preprocessor: TextPreprocessor, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+    def encoder_inputs(self, preprocessor: Preprocessor, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         return preprocessor.trim_padding(preprocessor.pack(inputs["text"], inputs["text_pair"] if self.pair else None))
 
 

@@ -4,6 +4,8 @@ from typing import Callable
 
 from keras import ops
 
+from tfbert.config import ACTIVATIONS
+
 
 def _gelu_exact(x):
     return ops.gelu(x, approximate=False)
@@ -13,6 +15,7 @@ def _gelu_tanh(x):
     return ops.gelu(x, approximate=True)
 
 
+# The function of each name in tfbert.config.ACTIVATIONS (the one list configs are checked against).
 _ACTIVATIONS: dict[str, Callable] = {
     "gelu": _gelu_exact,
     "gelu_new": _gelu_tanh,
@@ -27,4 +30,4 @@ def get_activation(name: str) -> Callable:
     try:
         return _ACTIVATIONS[name]
     except KeyError:
-        raise ValueError(f"unknown activation {name!r}; allowed: {', '.join(_ACTIVATIONS)}") from None
+        raise ValueError(f"unknown activation {name!r}; allowed: {', '.join(ACTIVATIONS)}") from None

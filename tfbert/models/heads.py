@@ -13,7 +13,28 @@ from tfbert.models.initializers import truncated_normal
 from tfbert.models.positions import gather_positions
 
 
-class MaskedLMHead(keras.layers.Layer):
+class TiedDecoder(keras.layers.Layer):
+    """Base of the heads that decode with the transposed token embedding table plus their own output bias.
+
+    Subclasses call `build_output_bias()` in `build` and `decode(hidden)` for float32 logits
+    `[..., vocab]` (the bias stays float32 under mixed precision).
+    """
+
+    def __init__(self, token_embedding: TokenEmbedding, **kwargs):
+        super().__init__(**kwargs)
+        self.token_embedding = token_embedding
+
+    def build_output_bias(self) -> None:
+        self.output_bias = self.add_weight(
+            shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias", autocast=False
+        )
+
+    def decode(self, hidden):
+        """Float32 logits of `hidden` `[..., embedding_size]` over the vocabulary."""
+        return ops.cast(self.token_embedding(hidden, reverse=True), "float32") + self.output_bias
+
+
+class MaskedLMHead(TiedDecoder):
     """Predicts the original tokens at the masked positions only.
 
     `Dense(embedding_size) -> activation -> LayerNorm`, then the decoder: the
@@ -34,8 +55,7 @@ class MaskedLMHead(keras.layers.Layer):
         initializer_range: float = 0.02,
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        self.token_embedding = token_embedding
+        super().__init__(token_embedding, **kwargs)
         self.activation_fn = get_activation(activation)
         policy = self.dtype_policy
         self.transform = keras.layers.Dense(
@@ -62,16 +82,12 @@ class MaskedLMHead(keras.layers.Layer):
     def build(self, sequence_shape, positions_shape=None):
         self.transform.build(sequence_shape)
         self.layer_norm.build((*sequence_shape[:-1], self.token_embedding.output_dim))
-        self.output_bias = self.add_weight(
-            shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias", autocast=False
-        )
+        self.build_output_bias()
 
     def call(self, sequence, positions=None):
         """Logits at `positions` of `sequence`; without `positions`, `sequence` holds only the masked ones."""
         selected = sequence if positions is None else gather_positions(sequence, positions)
-        hidden = self.layer_norm(self.activation_fn(self.transform(selected)))
-        logits = self.token_embedding(hidden, reverse=True)
-        return ops.cast(logits, "float32") + self.output_bias
+        return self.decode(self.layer_norm(self.activation_fn(self.transform(selected))))
 
     def compute_output_shape(self, sequence_shape, positions_shape=None):
         return (*(sequence_shape[:-1] if positions_shape is None else positions_shape), self.token_embedding.input_dim)

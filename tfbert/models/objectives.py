@@ -17,6 +17,8 @@ from typing import Any, Callable, Mapping
 import keras
 from keras import ops
 
+from tfbert.models.policies import policy_name
+
 ReplicaSum = Callable[[Any], Any]
 # Per-element float32 (loss, hit, weight) of one objective, e.g. MLM over [batch, predictions].
 Terms = tuple[Any, Any, Any]
@@ -104,7 +106,7 @@ class WeightedObjectives:
 
     def record_dtype_policy(self, policy) -> None:
         """Keeps the `dtype` argument for `get_config`: None (the global policy when loaded) stays None."""
-        self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
+        self._policy_name = policy_name(policy)
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -24,7 +24,7 @@ from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
-from tfbert.models.heads import MaskedLMHead
+from tfbert.models.heads import MaskedLMHead, TiedDecoder
 from tfbert.models.initializers import truncated_normal
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 from tfbert.models.positions import gather_positions
@@ -34,7 +34,7 @@ from tfbert.models.positions import gather_positions
 SPAN_POSITIONS = 32
 
 
-class SpanBoundaryHead(keras.layers.Layer):
+class SpanBoundaryHead(TiedDecoder):
     """SpanBERT's span boundary objective head; float32 logits `[batch, predictions, vocab]`.
 
     `left` (s - 1), `right` (e + 1) and `offsets` (i - s + 1, from 1) are
@@ -55,8 +55,7 @@ class SpanBoundaryHead(keras.layers.Layer):
         initializer_range: float = 0.02,
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        self.token_embedding = token_embedding
+        super().__init__(token_embedding, **kwargs)
         self.hidden_size = hidden_size
         self.span_positions = span_positions
         self.activation_fn = get_activation(activation)
@@ -77,9 +76,7 @@ class SpanBoundaryHead(keras.layers.Layer):
         self.first_norm.build((None, None, self.hidden_size))
         self.second.build((None, None, self.hidden_size))
         self.second_norm.build((None, None, self.token_embedding.output_dim))
-        self.output_bias = self.add_weight(
-            shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias", autocast=False
-        )
+        self.build_output_bias()
 
     def call(self, sequence, left, right, offsets):
         offsets = ops.clip(ops.cast(offsets, "int32"), 0, self.span_positions - 1)
@@ -88,8 +85,7 @@ class SpanBoundaryHead(keras.layers.Layer):
             axis=-1,
         )
         hidden = self.first_norm(self.activation_fn(self.first(boundary)))
-        hidden = self.second_norm(self.activation_fn(self.second(hidden)))
-        return ops.cast(self.token_embedding(hidden, reverse=True), "float32") + self.output_bias
+        return self.decode(self.second_norm(self.activation_fn(self.second(hidden))))
 
     def compute_output_shape(self, sequence_shape, left_shape, *shapes):
         return (*left_shape, self.token_embedding.input_dim)

@@ -21,7 +21,7 @@ from keras import ops
 
 from tfbert import architectures
 from tfbert.config import ModelConfig, as_model_config
-from tfbert.models.embeddings import TokenEmbedding
+from tfbert.models.heads import TiedDecoder
 from tfbert.models.encoder import Encoder
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 from tfbert.models.positions import gather_positions
@@ -46,7 +46,7 @@ def tlm_position_ids(segment_ids, padding_mask):
     return plain - segment_ids * mask * first_length
 
 
-class TiedLanguageModelHead(keras.layers.Layer):
+class TiedLanguageModelHead(TiedDecoder):
     """XLM's prediction layer: the transposed token embedding table plus a bias; float32 logits.
 
     With `positions` it predicts only those slots (`[batch, predictions, vocab]`);
@@ -56,19 +56,11 @@ class TiedLanguageModelHead(keras.layers.Layer):
         >>> logits = TiedLanguageModelHead(encoder.token_embedding)(sequence_output, masked_positions)
     """
 
-    def __init__(self, token_embedding: TokenEmbedding, **kwargs):
-        super().__init__(**kwargs)
-        self.token_embedding = token_embedding
-
     def build(self, sequence_shape, positions_shape=None):
-        self.output_bias = self.add_weight(
-            shape=(self.token_embedding.input_dim,), initializer="zeros", name="output_bias", autocast=False
-        )
+        self.build_output_bias()
 
     def call(self, sequence, positions=None):
-        if positions is not None:
-            sequence = gather_positions(sequence, positions)
-        return ops.cast(self.token_embedding(sequence, reverse=True), "float32") + self.output_bias
+        return self.decode(sequence if positions is None else gather_positions(sequence, positions))
 
     def compute_output_shape(self, sequence_shape, positions_shape=None):
         leading = sequence_shape[:-1] if positions_shape is None else positions_shape

@@ -1,40 +1,64 @@
-"""Text to model inputs: `[CLS] a [SEP] (b [SEP])` packing, truncation and padding, in NumPy.
+"""Text to model inputs for fine-tuning, packed by the model's `Preprocessor` rule, as NumPy arrays.
+
+Every array comes out of `tfbert.data.packing.SegmentPacker`, the packer exported models and
+pretraining pipelines use, so fine-tuning and serving cannot disagree on special tokens, type
+ids or truncation: BERT-style `[CLS] a [SEP] b [SEP]` (type ids 0, then 1) or RoBERTa-style
+`<s> a </s></s> b </s>` (type ids 0), pairs trimmed longest-first as Hugging Face does.
+
+Pass a `Preprocessor` (its tokenizer, sequence length and packing style), or a tokenizer with
+`max_length` and `packing_style` (a `PieceTokenizer`, e.g. a Hugging Face `tokenizers` adapter,
+or a `tfbert.text` tokenizer).
 
 Example:
-    >>> features = encode_texts(tokenizer, ["a great film"], max_length=16)
+    >>> features = encode_texts(preprocessor, ["a great film"])
     >>> sorted(features), features["token_ids"].shape
-    (['padding_mask', 'segment_ids', 'token_ids'], (1, 16))
+    (['padding_mask', 'segment_ids', 'token_ids'], (1, 128))
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
+import tensorflow as tf
 
+from tfbert.data.packing import PackingStyle, SegmentPacker
+from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
 from tfbert.tasks.tokenization import PieceTokenizer, as_piece_tokenizer
 
-
-def truncate_pair(first: list[int], second: list[int], budget: int) -> tuple[list[int], list[int]]:
-    """Drop pieces from the end of the longer side until both fit in `budget` (BERT's longest-first)."""
-    first, second = list(first), list(second)
-    while len(first) + len(second) > budget:
-        (first if len(first) >= len(second) else second).pop()
-    return first, second
+TokenizerLike = PieceTokenizer | Preprocessor | Any
 
 
-def pack(tokenizer: PieceTokenizer, first: list[int], second: list[int] | None, max_length: int) -> tuple[list[int], list[int]]:
-    """Token ids and segment ids of `[CLS] first [SEP] (second [SEP])`, truncated to `max_length`."""
-    specials = 3 if second is not None else 2
-    if max_length <= specials:
-        raise ValueError(f"max_length {max_length} leaves no room for text after {specials} special tokens")
-    first, second = truncate_pair(first, second or [], max_length - specials)
-    ids = [tokenizer.cls_id, *first, tokenizer.sep_id]
-    segments = [0] * len(ids)
-    if specials == 3:
-        ids += [*second, tokenizer.sep_id]
-        segments += [1] * (len(second) + 1)
-    return ids, segments
+def tokenizer_and_packer(source: TokenizerLike, max_length: int | None = None,
+                         packing_style: PackingStyle = "bert") -> tuple[PieceTokenizer, SegmentPacker]:
+    """The piece tokenizer and the packer that features of `source` use.
+
+    A `Preprocessor` gives its own (its packing style; its length unless `max_length` is given);
+    a tokenizer gets a packer of `max_length` (default 128) tokens in `packing_style`.
+    """
+    if isinstance(source, Preprocessor):
+        packer = source.packer
+        if max_length is not None and max_length != packer.sequence_length:
+            packer = SegmentPacker(max_length, packer.cls_id, packer.sep_id, packer.pad_id, style=packer.style)
+        return as_piece_tokenizer(source.tokenizer), packer
+    tokenizer = as_piece_tokenizer(source)
+    return tokenizer, SegmentPacker(max_length or DEFAULT_SEQUENCE_LENGTH, tokenizer.cls_id, tokenizer.sep_id,
+                                    tokenizer.pad_id, style=packing_style)
+
+
+def ragged_ids(rows: Sequence[Sequence[int]]) -> tf.RaggedTensor:
+    """Python lists of ids as an int32 `[rows, None]` ragged tensor (built without a Python loop per id)."""
+    lengths = np.array([len(row) for row in rows], np.int64)
+    values = np.fromiter((value for row in rows for value in row), np.int32, count=int(lengths.sum()))
+    return tf.RaggedTensor.from_row_lengths(values, lengths)
+
+
+def pack_rows(packer: SegmentPacker, *segments: Sequence[Sequence[int]]) -> dict[str, np.ndarray]:
+    """`packer` on lists of id rows (one list per segment): `token_ids`, `segment_ids`, `padding_mask` arrays."""
+    if not len(segments[0]):
+        shape = (0, packer.sequence_length)
+        return {name: np.zeros(shape, np.int32) for name in ("token_ids", "segment_ids", "padding_mask")}
+    return {name: value.numpy() for name, value in packer([ragged_ids(rows) for rows in segments]).items()}
 
 
 def pad_rows(rows: Sequence[Sequence[int]], length: int, value: int = 0) -> np.ndarray:
@@ -46,37 +70,35 @@ def pad_rows(rows: Sequence[Sequence[int]], length: int, value: int = 0) -> np.n
 
 
 def encode_texts(
-    tokenizer: PieceTokenizer,
+    tokenizer: TokenizerLike,
     texts: Sequence[str],
     pair_texts: Sequence[str] | None = None,
-    max_length: int = 128,
+    max_length: int | None = None,
+    packing_style: PackingStyle = "bert",
 ) -> dict[str, np.ndarray]:
-    """Encoder inputs for single texts or text pairs, padded to `max_length`.
+    """Encoder inputs `[texts, length]` for single texts or text pairs (see the module notes).
 
-    `tokenizer` is a `PieceTokenizer` or a `tfbert.text` tokenizer (see `as_piece_tokenizer`).
+    `tokenizer` is a `Preprocessor`, a `PieceTokenizer` or a `tfbert.text` tokenizer;
+    `max_length` and `packing_style` apply to the latter two (and `max_length` replaces a
+    preprocessor's length).
     """
     if pair_texts is not None and len(pair_texts) != len(texts):
         raise ValueError(f"{len(texts)} texts but {len(pair_texts)} pair texts")
-    tokenizer = as_piece_tokenizer(tokenizer)
-    firsts = tokenizer.encode_with_offsets(list(texts))
-    seconds = tokenizer.encode_with_offsets(list(pair_texts)) if pair_texts is not None else [None] * len(texts)
-    packed = [pack(tokenizer, first.ids, second.ids if second is not None else None, max_length)
-              for first, second in zip(firsts, seconds)]
-    ids = pad_rows([row for row, _ in packed], max_length, tokenizer.pad_id)
-    return {
-        "token_ids": ids,
-        "segment_ids": pad_rows([segments for _, segments in packed], max_length),
-        "padding_mask": pad_rows([[1] * len(row) for row, _ in packed], max_length),
-    }
+    pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style)
+    segments = [[row.ids for row in pieces.encode_with_offsets(list(texts))]]
+    if pair_texts is not None:
+        segments.append([row.ids for row in pieces.encode_with_offsets(list(pair_texts))])
+    return pack_rows(packer, *segments)
 
 
 def encode_choices(
-    tokenizer: PieceTokenizer,
+    tokenizer: TokenizerLike,
     contexts: Sequence[str],
     choices: Sequence[Sequence[str]],
-    max_length: int = 128,
+    max_length: int | None = None,
+    packing_style: PackingStyle = "bert",
 ) -> dict[str, np.ndarray]:
-    """Multiple-choice inputs `[examples, choices, max_length]`: `[CLS] context [SEP] choice [SEP]` per choice."""
+    """Multiple-choice inputs `[examples, choices, length]`: the pair (context, choice) for every choice."""
     counts = {len(row) for row in choices}
     if len(counts) != 1:
         raise ValueError(f"every example needs the same number of choices; got {sorted(counts)}")
@@ -88,5 +110,6 @@ def encode_choices(
         [context for context in contexts for _ in range(per_example)],
         [choice for row in choices for choice in row],
         max_length,
+        packing_style,
     )
-    return {name: array.reshape(len(contexts), per_example, max_length) for name, array in flat.items()}
+    return {name: array.reshape(len(contexts), per_example, -1) for name, array in flat.items()}

@@ -1,5 +1,5 @@
-"""Find the pretrained encoder to fine-tune, and its tokenizer: a `.keras` file, a pretraining output folder, or a
-Hugging Face folder."""
+"""Find the pretrained encoder to fine-tune, its tokenizer and its preprocessor: a `.keras` file, a pretraining
+output folder, or a Hugging Face folder."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import keras
 from tfbert.models.encoder import Encoder
 
 if TYPE_CHECKING:
+    from tfbert.data.preprocessor import Preprocessor
     from tfbert.text.base import Tokenizer
 
 
@@ -122,3 +123,66 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
             f"no tokenizer found for {path}: expected a tfbert tokenizer folder (tokenizer_config.json naming its "
             f"class) at {folder} or {folder / 'tokenizer'}, or a Hugging Face vocab.txt in {folder}")
     return tokenizer
+
+
+def pretrained_architecture(source: str | Path) -> str | None:
+    """The architecture family `source` says it is, or None: the `preprocessor.json` or `config.yaml`
+    (`tfbert pretrain`, `tfbert finetune`) beside it or up to two folders above, or a Hugging Face
+    `config.json`'s `model_type`.
+
+    Example:
+        >>> pretrained_architecture("runs/albert_tiny/encoder/encoder.keras")
+        'albert'
+    """
+    from tfbert import architectures
+    from tfbert.config import load_config
+    from tfbert.data.preprocessor import PREPROCESSOR_FILE, find_saved_preprocessor
+
+    path = Path(source)
+    saved = find_saved_preprocessor(path)
+    if saved is not None:
+        architecture = json.loads((saved / PREPROCESSOR_FILE).read_text(encoding="utf-8")).get("architecture")
+        if architecture:
+            return architecture
+    folder = path if path.is_dir() else path.parent
+    for candidate in (folder, folder.parent, folder.parent.parent):
+        if (candidate / "config.yaml").is_file():
+            return load_config(candidate / "config.yaml").architecture
+    if (folder / "config.json").is_file():
+        try:
+            model_type = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("model_type")
+            return architectures.with_format("huggingface", model_type).name
+        except (ValueError, AttributeError):
+            return None
+    return None
+
+
+def load_pretrained_preprocessor(source: str | Path, tokenizer: "Tokenizer | None" = None,
+                                 sequence_length: int | None = None) -> "Preprocessor":
+    """The `Preprocessor` that goes with a pretrained model, for fine-tuning it (no masking).
+
+    The packing style is the saved preprocessor's, else the architecture's
+    (`pretrained_architecture`), else that of the encoder's embedding layout;
+    `tokenizer` and `sequence_length` replace the saved ones (default: the tokenizer found
+    with `load_pretrained_tokenizer`, the saved length or 128).
+
+    Example:
+        >>> preprocessor = load_pretrained_preprocessor("xlm-roberta-base/", sequence_length=256)
+        >>> preprocessor.packing_style
+        'roberta'
+    """
+    from tfbert.data.preprocessor import (DEFAULT_SEQUENCE_LENGTH, Preprocessor, encoder_packing_style,
+                                          find_saved_preprocessor)
+
+    saved = find_saved_preprocessor(source)
+    if saved is not None:
+        found = Preprocessor.load(saved, tokenizer=tokenizer)
+        return Preprocessor(found.tokenizer, sequence_length or found.sequence_length, found.packing_style,
+                            architecture=found.architecture)
+    tokenizer = tokenizer or load_pretrained_tokenizer(source)
+    length = sequence_length or DEFAULT_SEQUENCE_LENGTH
+    architecture = pretrained_architecture(source)
+    if architecture is not None:
+        return Preprocessor.for_architecture(architecture, tokenizer, length)
+    style = encoder_packing_style(load_pretrained_encoder(source).config.position_offset)
+    return Preprocessor(tokenizer, length, style)

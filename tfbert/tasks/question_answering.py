@@ -1,8 +1,9 @@
 """SQuAD features and answers: document-stride windows in, character spans of the original text out.
 
 A context longer than the model's input is cut into overlapping windows of
-context pieces (`doc_stride` pieces between window starts), each packed as
-`[CLS] question [SEP] window [SEP]`. A window's labels point at the answer's
+context pieces (`doc_stride` pieces between window starts), each packed as the
+pair (question, window) by the model's packer: `[CLS] question [SEP] window [SEP]`
+(RoBERTa-style: `<s> question </s></s> window </s>`). A window's labels point at the answer's
 first and last piece when the whole answer lies inside it, otherwise (and for
 SQuAD 2.0 questions without an answer) both at position 0, the `[CLS]` token.
 
@@ -30,8 +31,8 @@ from typing import Sequence
 
 import numpy as np
 
-from tfbert.tasks.features import pad_rows
-from tfbert.tasks.tokenization import PieceTokenizer
+from tfbert.data.packing import PackingStyle, num_special_tokens, segment_starts
+from tfbert.tasks.features import TokenizerLike, pack_rows, pad_rows, tokenizer_and_packer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,48 +105,48 @@ def _answer_pieces(example: QAExample, starts: Sequence[int], ends: Sequence[int
 
 
 def make_features(
-    tokenizer: PieceTokenizer,
+    tokenizer: TokenizerLike,
     examples: Sequence[QAExample],
-    max_length: int = 384,
+    max_length: int | None = 384,
     doc_stride: int = 128,
     max_question_length: int = 64,
+    packing_style: PackingStyle = "bert",
 ) -> QAFeatures:
-    """Windows, inputs and labels for `examples` (see the module notes)."""
+    """Windows, inputs and labels for `examples` (see the module notes).
+
+    `tokenizer` is a `Preprocessor` (its packing style; its length unless `max_length` is
+    given) or a tokenizer packed in `packing_style` (`tfbert.tasks.features.tokenizer_and_packer`).
+    """
     if doc_stride <= 0:
         raise ValueError(f"doc_stride must be positive, got {doc_stride}")
-    questions = tokenizer.encode_with_offsets([example.question for example in examples])
-    contexts = tokenizer.encode_with_offsets([example.context for example in examples])
-    rows: dict[str, list] = {name: [] for name in ("ids", "segments", "starts", "ends", "max_context",
+    pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style)
+    max_length = packer.sequence_length
+    questions = pieces.encode_with_offsets([example.question for example in examples])
+    contexts = pieces.encode_with_offsets([example.context for example in examples])
+    rows: dict[str, list] = {name: [] for name in ("questions", "windows", "starts", "ends", "max_context",
                                                   "start_positions", "end_positions", "example")}
     for index, (example, question, context) in enumerate(zip(examples, questions, contexts)):
         question_ids = question.ids[:max_question_length]
-        window = max_length - len(question_ids) - 3
+        window = max_length - len(question_ids) - num_special_tokens(packer.style, 2)
         if window < 1:
             raise ValueError(f"max_length {max_length} leaves no room for the context of question {example.id!r}")
         answer = _answer_pieces(example, context.starts, context.ends)
-        offsets = len(question_ids) + 2
+        offset = segment_starts(packer.style, [len(question_ids), 0])[1]
         spans = [(first, min(first + window, len(context)))
                  for first in window_starts(len(context), window, min(doc_stride, window))]
         for first, last in spans:
-            ids = [tokenizer.cls_id, *question_ids, tokenizer.sep_id, *context.ids[first:last], tokenizer.sep_id]
-            char_starts = [-1] * offsets + context.starts[first:last] + [-1]
-            char_ends = [-1] * offsets + context.ends[first:last] + [-1]
-            max_context = [0] * offsets + [int(_is_max_context(piece, first, spans)) for piece in range(first, last)]
             inside = answer is not None and first <= answer[0] and answer[1] < last
-            rows["start_positions"].append(answer[0] - first + offsets if inside else 0)
-            rows["end_positions"].append(answer[1] - first + offsets if inside else 0)
-            rows["ids"].append(ids)
-            rows["segments"].append([0] * offsets + [1] * (last - first + 1))
-            rows["starts"].append(char_starts)
-            rows["ends"].append(char_ends)
-            rows["max_context"].append(max_context + [0])
+            rows["start_positions"].append(answer[0] - first + offset if inside else 0)
+            rows["end_positions"].append(answer[1] - first + offset if inside else 0)
+            rows["questions"].append(question_ids)
+            rows["windows"].append(context.ids[first:last])
+            rows["starts"].append([-1] * offset + context.starts[first:last])
+            rows["ends"].append([-1] * offset + context.ends[first:last])
+            rows["max_context"].append([0] * offset + [int(_is_max_context(piece, first, spans))
+                                                       for piece in range(first, last)])
             rows["example"].append(index)
     return QAFeatures(
-        inputs={
-            "token_ids": pad_rows(rows["ids"], max_length, tokenizer.pad_id),
-            "segment_ids": pad_rows(rows["segments"], max_length),
-            "padding_mask": pad_rows([[1] * len(ids) for ids in rows["ids"]], max_length),
-        },
+        inputs=pack_rows(packer, rows["questions"], rows["windows"]),
         labels={
             "start_positions": np.asarray(rows["start_positions"], np.int32),
             "end_positions": np.asarray(rows["end_positions"], np.int32),

@@ -18,8 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
-from tfbert.tasks.features import pad_rows
-from tfbert.tasks.tokenization import PieceTokenizer
+from tfbert.data.packing import PackingStyle, num_special_tokens, segment_starts
+from tfbert.tasks.features import TokenizerLike, pack_rows, pad_rows, tokenizer_and_packer
 
 
 def _word_of_pieces(words: Sequence[str], ends: Sequence[int]) -> list[int]:
@@ -33,12 +33,16 @@ def _word_of_pieces(words: Sequence[str], ends: Sequence[int]) -> list[int]:
 
 
 def encode_tagged_words(
-    tokenizer: PieceTokenizer,
+    tokenizer: TokenizerLike,
     sentences: Sequence[Sequence[str]],
     tags: Sequence[Sequence[int]] | None = None,
-    max_length: int = 128,
+    max_length: int | None = 128,
+    packing_style: PackingStyle = "bert",
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
     """Encoder inputs, `{"labels", "label_weights"}` and the first piece of each word.
+
+    `tokenizer` is a `Preprocessor` (its packing; its length unless `max_length` is given) or a
+    tokenizer packed in `packing_style` (`tfbert.tasks.features.tokenizer_and_packer`).
 
     Returns:
         features: `token_ids`, `segment_ids`, `padding_mask` `[sentences, max_length]`.
@@ -50,29 +54,27 @@ def encode_tagged_words(
     if tags is not None and any(len(words) != len(row) for words, row in zip(sentences, tags)):
         bad = next(i for i, (words, row) in enumerate(zip(sentences, tags)) if len(words) != len(row))
         raise ValueError(f"sentence {bad} has {len(sentences[bad])} words but {len(tags[bad])} tags")
-    encoded = tokenizer.encode_with_offsets([" ".join(words) for words in sentences])
-    ids_rows, label_rows, weight_rows = [], [], []
+    pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style)
+    length = packer.sequence_length
+    room = length - num_special_tokens(packer.style, 1)
+    start = segment_starts(packer.style, [0])[0]
+    encoded = pieces.encode_with_offsets([" ".join(words) for words in sentences])
+    label_rows, weight_rows = [], []
     first_pieces = np.full((len(sentences), max((len(words) for words in sentences), default=0)), -1, np.int32)
-    for row, (words, pieces) in enumerate(zip(sentences, encoded)):
-        ids, labels, weights = [tokenizer.cls_id], [0], [0]
+    for row, (words, encoding) in enumerate(zip(sentences, encoded)):
+        labels, weights = [0] * start, [0] * start
         previous_word = -1
-        for piece_id, word in zip(pieces.ids[: max_length - 2], _word_of_pieces(words, pieces.ends)):
+        for word in _word_of_pieces(words, encoding.ends[:room]):
             first = word != previous_word
-            ids.append(piece_id)
             labels.append(int(tags[row][word]) if first and tags is not None else 0)
             weights.append(int(first and tags is not None))
             if first:
-                first_pieces[row, word] = len(ids) - 1
+                first_pieces[row, word] = len(labels) - 1
             previous_word = word
-        ids_rows.append(ids + [tokenizer.sep_id])
-        label_rows.append(labels + [0])
-        weight_rows.append(weights + [0])
-    features = {
-        "token_ids": pad_rows(ids_rows, max_length, tokenizer.pad_id),
-        "segment_ids": np.zeros((len(sentences), max_length), np.int32),
-        "padding_mask": pad_rows([[1] * len(row) for row in ids_rows], max_length),
-    }
-    labels = {"labels": pad_rows(label_rows, max_length), "label_weights": pad_rows(weight_rows, max_length)}
+        label_rows.append(labels)
+        weight_rows.append(weights)
+    features = pack_rows(packer, [encoding.ids for encoding in encoded])
+    labels = {"labels": pad_rows(label_rows, length), "label_weights": pad_rows(weight_rows, length)}
     return features, labels, first_pieces
 
 

@@ -4,13 +4,13 @@ The names below are imported when first used (TensorFlow with them), so `tfbert.
 and the command line's option lists stay free of TensorFlow.
 """
 
-from tfbert._lazy import lazy_exports
+from tfbert._lazy import by_module, lazy_exports
 
 __all__ = ["RECIPES", "TrainingCheckpoint", "WarmupLinearDecay", "create_optimizer", "train"]
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "RECIPES": "tfbert.training.recipes",
-    "TrainingCheckpoint": "tfbert.training.checkpointing",
-    "WarmupLinearDecay": "tfbert.training.schedules",
-    "create_optimizer": "tfbert.training.optimization",
-    "train": "tfbert.training.driver",
-})
+__getattr__, __dir__ = lazy_exports(__name__, by_module({
+    "tfbert.training.recipes": ["RECIPES"],
+    "tfbert.training.checkpointing": ["TrainingCheckpoint"],
+    "tfbert.training.schedules": ["WarmupLinearDecay"],
+    "tfbert.training.optimization": ["create_optimizer"],
+    "tfbert.training.driver": ["train"],
+}))

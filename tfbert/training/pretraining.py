@@ -33,10 +33,10 @@ import tensorflow as tf
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
 from tfbert.config import ModelConfig, load_config, save_config
-from tfbert.data import (MaskedLMMasker, SegmentPacker, pretraining_dataset, text_line_documents, tfds_documents,
-                         tfrecord_documents)
+from tfbert.data import pretraining_dataset, text_line_documents, tfds_documents, tfrecord_documents
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
 from tfbert.data.masking import mask_dataset
+from tfbert.data.preprocessor import MaskingSettings, Preprocessor
 from tfbert.data.pretraining import shuffled
 from tfbert.text import load_tokenizer
 from tfbert.text.base import Tokenizer
@@ -118,13 +118,24 @@ def pretraining_examples(
     if recipe.source != "documents":
         raise ValueError(f"{spec.name} examples come from {recipe.source} data, not documents: use xlm_examples, "
                          "or pretrain with data='tlm:SRC,TGT', 'mlm:A,B' or 'clm:A,B'")
-    packer = SegmentPacker(sequence_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id,
-                           style=spec.packing_style)
-    masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=max_predictions,
-                                          unit=recipe.masking_unit, word_scheme=spec.tokenizer)
-    examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, packer=packer,
-                                   masker=masker, batch_size=batch_size, seed=seed, shuffle_buffer=shuffle_buffer)
+    preprocessor = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions)
+    examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective,
+                                   packer=preprocessor.packer, masker=preprocessor.masker, batch_size=batch_size,
+                                   seed=seed, shuffle_buffer=shuffle_buffer)
     return examples.map(lambda batch: split_inputs_and_labels(batch, config)).prefetch(tf.data.AUTOTUNE)
+
+
+def pretraining_preprocessor(config: ModelConfig, tokenizer: Tokenizer, sequence_length: int = 128,
+                             max_predictions: int = 20) -> Preprocessor:
+    """The run's `Preprocessor`: the architecture's packing style, masking as its example recipe says.
+
+    Example:
+        >>> pretraining_preprocessor(load_config("albert_tiny"), tokenizer).masking.unit
+        'ngram'
+    """
+    spec = architecture_of(config)
+    masking = MaskingSettings(max_predictions, unit=spec.examples.masking_unit, word_scheme=spec.tokenizer)
+    return Preprocessor.for_architecture(spec.name, tokenizer, sequence_length, masking=masking)
 
 
 def parse_xlm_data(data: str | Sequence[str]) -> tuple[str, list[str]]:
@@ -172,7 +183,7 @@ def xlm_examples(
     num_languages = 2 if objective == "tlm" else len(paths)
     if num_languages > max(config.encoder.num_languages, 1):
         raise ValueError(f"{num_languages} languages but the config has num_languages={config.encoder.num_languages}")
-    masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=max_predictions)
+    masker = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions).masker
     if objective == "tlm":
         pairs = parallel_tsv(paths[0]) if len(paths) == 1 else parallel_text_lines(*paths)
         if input_context is not None:
@@ -264,25 +275,21 @@ def pretrain(
     log_every: int = 100,
     callbacks: list[keras.callbacks.Callback] | None = None,
 ) -> keras.Model:
-    """Pretrains BERT, ALBERT, RoBERTa, ELECTRA, SpanBERT, XLM-R or XLM and saves the encoder.
+    """Pretrains any registered architecture (`config.architecture`) and saves the encoder.
 
-    `data`: text files (a sentence a line, blank lines between documents; `.gz` too),
-    `.tfrecord` files of raw documents, `tfds:NAME`, `corpus:web` (the bundled corpus),
-    a `tf.data.Dataset` of documents (see `documents_from`), or for XLM `tlm:SRC,TGT`,
-    `mlm:A,B,...`, `clm:A,B,...` (see `xlm_examples`). Files may be in a bucket (`gs://`).
+    `data`: text files (a sentence a line, blank lines between documents; `.gz` too), `.tfrecord`
+    files of raw documents, `tfds:NAME`, `corpus:web` (the bundled corpus), a `tf.data.Dataset` of
+    documents (`documents_from`), or for XLM `tlm:SRC,TGT`, `mlm:A,B,...`, `clm:A,B,...`
+    (`xlm_examples`). Files may be in a bucket (`gs://`). Documents, then examples, are shuffled
+    with buffers of `shuffle_buffer` (seeded by `seed`; 0 keeps corpus order).
 
-    `steps_per_execution` runs that many steps per call from the host (TPU: 100 or more);
-    `jit_compile="auto"` compiles with XLA except for mirrored CPU replicas (`False` saves
-    the compile time of very short CPU runs).
-    `verbose="auto"` prints a line every `log_every` steps (step, loss, metrics, steps/s)
-    when stdout is not a terminal (a notebook, a log file) and Keras' progress bar on a terminal.
+    `steps_per_execution` runs that many steps per host call (TPU: 100 or more); `jit_compile="auto"`
+    compiles with XLA except for mirrored CPU replicas. `verbose="auto"` prints a line every
+    `log_every` steps when stdout is not a terminal, Keras' progress bar on a terminal.
 
-    Documents, then examples, are shuffled with buffers of `shuffle_buffer`
-    (seeded by `seed`, reshuffled every pass over the data; 0 keeps corpus order).
-
-    Rerunning the same call resumes from the newest checkpoint in `model_dir`.
-    At the end `model_dir` holds `encoder/encoder.keras`, `tokenizer/` and
-    `config.yaml`, which fine-tuning and export read.
+    Rerunning the same call resumes from the newest checkpoint in `model_dir`. At the end it holds
+    `encoder/encoder.keras`, `config.yaml`, `preprocessor.json` and `tokenizer/`, which fine-tuning
+    and export read.
     """
     if shuffle_buffer < 0:
         raise ValueError(f"shuffle_buffer must be 0 (corpus order) or a positive buffer size, got {shuffle_buffer}")
@@ -300,7 +307,7 @@ def pretrain(
     def optimizer_fn(total_steps: int) -> keras.optimizers.Optimizer:
         return create_optimizer(recipe_name, total_steps, learning_rate=learning_rate, warmup_steps=warmup_steps)
 
-    save_run_assets(config, tokenizer, model_dir)
+    save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions)
     return train(lambda: spec.build_pretraining_model(config, objectives, seed=seed), dataset_fn,
                  model_dir=model_dir, steps=steps, global_batch_size=global_batch_size, strategy=strategy,
                  optimizer_fn=optimizer_fn, checkpoint_every=checkpoint_every,
@@ -352,11 +359,12 @@ def multilingual_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, setti
 EXAMPLE_PIPELINES = {"documents": document_pipeline, "multilingual": multilingual_pipeline}
 
 
-def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str) -> None:
-    """Writes `config.yaml` and `tokenizer/` into `model_dir` (local or a bucket such as gs://)."""
+def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, sequence_length: int = 128,
+                    max_predictions: int = 20) -> None:
+    """Writes `config.yaml`, `preprocessor.json` and `tokenizer/` into `model_dir` (local or a bucket such as gs://)."""
     with tempfile.TemporaryDirectory() as local:
         save_config(config, Path(local) / "config.yaml")
-        tokenizer.save_assets(Path(local) / "tokenizer")
+        pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions).save(local)
         for path in sorted(Path(local).rglob("*")):
             if path.is_file():
                 target = f"{model_dir.rstrip('/')}/{path.relative_to(local).as_posix()}"

@@ -10,6 +10,7 @@ from keras import ops
 
 from tfbert.config import EncoderConfig
 from tfbert.models.encoder import Encoder
+from tfbert.models.policies import policy_name as name_of_policy
 
 EncoderLike = Encoder | EncoderConfig | Mapping[str, Any]
 
@@ -31,8 +32,7 @@ def as_encoder(encoder: EncoderLike, dtype: str | None = None) -> Encoder:
 
 def policy_name(encoder: Encoder, dtype) -> str | None:
     """The dtype policy the head layers use: the one asked for, else the encoder's."""
-    policy = dtype if dtype is not None else encoder.dtype_policy
-    return policy if policy is None or isinstance(policy, str) else policy.name
+    return name_of_policy(dtype if dtype is not None else encoder.dtype_policy)
 
 
 def encoder_inputs(encoder: Encoder) -> dict[str, keras.KerasTensor]:

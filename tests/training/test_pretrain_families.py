@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tfbert.corpus
-from .recipes5_helpers import tiny_electra, tiny_spanbert, tiny_xlm, tiny_xlmr
+from .tiny_recipes import tiny_electra, tiny_spanbert, tiny_xlm, tiny_xlmr
 from tfbert.models.encoder import Encoder
 from tfbert.text.vocab_training import train_sentencepiece, train_wordpiece
 from tfbert.training.pretraining import documents_from, parse_xlm_data, pretrain, pretraining_examples

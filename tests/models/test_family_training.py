@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from arch5_helpers import batch_for, tiny_config, tiny_model
+from family_models import batch_for, tiny_config, tiny_model
 
 from tfbert.models.objectives import replica_share_of_mean
 from tfbert.models.xlm import XLMPretrainingModel
@@ -86,7 +86,7 @@ def test_causal_xlm_fits_without_labels_and_masks_the_future():
 MIRRORED = TWO_LOGICAL_CPUS + """
 import json, sys
 sys.path.insert(0, "tests/models")
-from arch5_helpers import batch_for, tiny_model
+from family_models import batch_for, tiny_model
 
 strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 results = {}
@@ -115,7 +115,7 @@ TORCH_BACKEND = """
 import json, sys
 sys.path.insert(0, "tests/models")
 import keras
-from arch5_helpers import batch_for, tiny_model
+from family_models import batch_for, tiny_model
 results = {}
 for architecture in ("electra", "spanbert", "xlm", "xlmr"):
     model = tiny_model(architecture, **({"seed": 0} if architecture == "electra" else {}))

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from tfbert.architectures.bert import (bert_encoder_weights, build_mlm_pretraining_model, read_bert_fields,
-                                       write_plain_config)
+import numpy as np
+
+from tfbert.architectures.bert import (bert_encoder_weights, build_mlm_pretraining_model, check_keras_hub_encoder,
+                                       keras_hub_layer_weights, read_bert_fields, write_plain_config)
 from tfbert.architectures.registry import register
-from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
+from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat, KerasHubFormat
 from tfbert.config import EncoderConfig
 from tfbert.convert import weights
 
@@ -42,6 +44,75 @@ def roberta_format(model_type: str) -> HuggingFaceFormat:
     )
 
 
+# keras-hub's RoBERTa-style backbones: LayerNorm epsilon 1e-5, exact GELU, positions from 0 for every token.
+KERAS_HUB_ROBERTA_EPSILON = 1e-5
+
+
+def read_keras_hub_roberta_config(backbone: Mapping[str, Any]) -> EncoderConfig:
+    """`RobertaBackbone`'s (and `XLMRobertaBackbone`'s) arguments as a RoBERTa encoder without a pooler.
+
+    keras-hub numbers positions from 0 and keeps no padding rows; tfbert's RoBERTa numbers real
+    tokens from `position_offset` (2), so its table is keras-hub's with two rows in front: the same
+    outputs on right-padded batches, and a table laid out as in fairseq and Hugging Face.
+    """
+    offset = ROBERTA_ENCODER_DEFAULTS["position_offset"]
+    return EncoderConfig(
+        vocab_size=backbone["vocabulary_size"],
+        hidden_size=backbone["hidden_dim"],
+        num_layers=backbone["num_layers"],
+        num_heads=backbone["num_heads"],
+        intermediate_size=backbone["intermediate_dim"],
+        activation="gelu",
+        dropout_rate=backbone.get("dropout", 0.1),
+        attention_dropout_rate=backbone.get("dropout", 0.1),
+        max_positions=backbone.get("max_sequence_length", 512) + offset,
+        layer_norm_epsilon=KERAS_HUB_ROBERTA_EPSILON,
+        pooler=False,
+        **ROBERTA_ENCODER_DEFAULTS,
+    )
+
+
+def write_keras_hub_roberta_config(encoder: EncoderConfig) -> dict[str, Any]:
+    check_keras_hub_encoder(encoder, "RobertaBackbone", "gelu", KERAS_HUB_ROBERTA_EPSILON)
+    layout = {name: getattr(encoder, name) for name in ROBERTA_ENCODER_DEFAULTS}
+    if layout != ROBERTA_ENCODER_DEFAULTS or encoder.sharing != "none" or encoder.embedding_size != encoder.hidden_size:
+        raise ValueError(f"keras-hub RobertaBackbone is RoBERTa's layout ({ROBERTA_ENCODER_DEFAULTS}), without "
+                         f"sharing or factorized embeddings; got {layout}")
+    return dict(vocabulary_size=encoder.vocab_size, num_layers=encoder.num_layers, num_heads=encoder.num_heads,
+                hidden_dim=encoder.hidden_size, intermediate_dim=encoder.intermediate_size,
+                dropout=encoder.dropout_rate,
+                max_sequence_length=encoder.max_positions - ROBERTA_ENCODER_DEFAULTS["position_offset"])
+
+
+def with_padding_rows(table: np.ndarray) -> np.ndarray:
+    """keras-hub's position table with `position_offset` zero rows in front (see `read_keras_hub_roberta_config`)."""
+    rows = np.zeros((ROBERTA_ENCODER_DEFAULTS["position_offset"], table.shape[1]), dtype=table.dtype)
+    return np.concatenate([rows, table])
+
+
+def keras_hub_roberta_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:
+    """Every variable of keras-hub's `RobertaBackbone`; its one segment row is zero (keras-hub has none)."""
+    if embeddings:
+        layer = encoder.get_layer("embeddings")
+        yield from weights.tensor(layer.token_embedding.embeddings, f"{prefix}embeddings/token_embedding/embeddings")
+        yield from weights.tensor(layer.position_embedding.embeddings,
+                                  f"{prefix}embeddings/position_embedding/embeddings", with_padding_rows)
+        yield from weights.zeros(layer.segment_embedding.embeddings)
+        yield from weights.layer_norm(layer.layer_norm, f"{prefix}embeddings_layer_norm", weights.KERAS_HUB)
+    yield from keras_hub_layer_weights(encoder, prefix)
+
+
+def keras_hub_roberta_format(backbone_class: str, tokenizer_ids_match: bool = True) -> KerasHubFormat:
+    """RoBERTa's keras-hub layout under `backbone_class` (`RobertaBackbone`, `XLMRobertaBackbone`)."""
+    return KerasHubFormat(
+        backbone_class=backbone_class,
+        read_config=read_keras_hub_roberta_config,
+        write_config=write_keras_hub_roberta_config,
+        encoder_weights=keras_hub_roberta_encoder_weights,
+        tokenizer_ids_match=tokenizer_ids_match,
+    )
+
+
 SPEC = register(ArchitectureSpec(
     name="roberta",
     summary="RoBERTa: masked-LM on full sentences, no NSP, byte-level BPE",
@@ -55,5 +126,5 @@ SPEC = register(ArchitectureSpec(
     pretraining_models=("PretrainingModel",),
     optimizer="roberta",
     export_tasks=("fill_mask",),
-    formats={"huggingface": roberta_format("roberta")},
+    formats={"huggingface": roberta_format("roberta"), "keras_hub": keras_hub_roberta_format("RobertaBackbone")},
 ))

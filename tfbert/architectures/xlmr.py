@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfbert.architectures.registry import register
-from tfbert.architectures.roberta import ROBERTA_ENCODER_DEFAULTS, roberta_format
+from tfbert.architectures.roberta import ROBERTA_ENCODER_DEFAULTS, keras_hub_roberta_format, roberta_format
 from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe
 
 
@@ -26,5 +26,7 @@ SPEC = register(ArchitectureSpec(
     pretraining_models=("XLMRobertaPretrainingModel",),
     optimizer="roberta",
     export_tasks=("fill_mask",),
-    formats={"huggingface": roberta_format("xlm-roberta")},
+    formats={"huggingface": roberta_format("xlm-roberta"),
+             # keras-hub's XLMRobertaTokenizer shifts SentencePiece ids by one, as fairseq did.
+             "keras_hub": keras_hub_roberta_format("XLMRobertaBackbone", tokenizer_ids_match=False)},
 ))

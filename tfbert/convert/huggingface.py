@@ -33,6 +33,7 @@ import numpy as np
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec, HuggingFaceFormat, electra
 from tfbert.architectures.spec import Assignment
+from tfbert.convert import weights
 from tfbert.config import ModelConfig
 from tfbert.models.electra import ElectraPretrainingModel
 from tfbert.models.encoder import Encoder
@@ -86,11 +87,16 @@ def read_state_dict(folder: str | Path) -> dict[str, np.ndarray]:
             f"no weights in {str(folder)!r}: expected model.safetensors, model.safetensors.index.json "
             "or pytorch_model.bin"
         )
+    from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
     state: dict[str, np.ndarray] = {}
     for file in files:
-        for name, array in load_file(str(file)).items():
+        try:
+            tensors = load_file(str(file))
+        except (SafetensorError, OSError) as error:
+            raise ValueError(f"{file} is not a readable safetensors file: {error}") from None
+        for name, array in tensors.items():
             state[name] = array.astype(np.float32) if array.dtype.kind == "f" else array
     return state
 
@@ -142,28 +148,8 @@ def _with_legacy_names(state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def _copy_weights(assignments, state: Mapping[str, np.ndarray], prefix: str) -> set[str]:
     """Assigns every (variable, names, fn) from `state`; returns the names used. See `load_state_dict`."""
-    used: set[str] = set()
-    missing: list[str] = []
-    initialised: list[str] = []
-    for variable, names, fn in assignments:
-        absent = [name for name in names if name not in state]
-        if absent:
-            (initialised if names[0].startswith(f"{prefix}pooler") else missing).extend(absent)
-            continue
-        value = fn(*(state[name] for name in names))
-        if tuple(value.shape) != tuple(variable.shape):
-            raise ValueError(
-                f"checkpoint tensor(s) {', '.join(names)} give shape {tuple(value.shape)} but tfbert weight "
-                f"{variable.path} has shape {tuple(variable.shape)}; does config.json match the weights?"
-            )
-        variable.assign(value)
-        used.update(names)
-    if missing:
-        raise ValueError(f"checkpoint is missing {len(missing)} tensor(s) the model needs: {', '.join(missing[:10])}")
-    if initialised:
-        warnings.warn(f"checkpoint has no pooler ({', '.join(initialised)}); the pooler keeps its initial weights",
-                      stacklevel=3)
-    return used
+    return weights.copy_weights(assignments, state, "checkpoint", "config.json",
+                                is_pooler=lambda name: name.startswith(f"{prefix}pooler"))
 
 
 def _unused(state: Mapping[str, np.ndarray], used: set[str], architecture: str) -> list[str]:
@@ -190,8 +176,19 @@ def _read_config(folder: Path) -> dict[str, Any]:
         raise FileNotFoundError(f"{str(config_file)!r} does not exist: a Hugging Face checkpoint folder needs config.json")
     try:
         return json.loads(config_file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{str(config_file)!r} is not valid JSON: {error}") from None
+
+
+def _read_model_config(folder: Path) -> tuple[dict[str, Any], ModelConfig]:
+    """`config.json` of `folder` and its tfbert config; `ValueError` naming the file and the field at fault."""
+    hf_config = _read_config(folder)
+    try:
+        return hf_config, config_from_huggingface(hf_config)
+    except KeyError as error:
+        raise ValueError(f"{folder / 'config.json'}: required field {error} is missing") from None
+    except (AttributeError, TypeError, ValueError) as error:
+        raise ValueError(f"{folder / 'config.json'}: {error}") from None
 
 
 def _model_with_heads(spec: ArchitectureSpec, config: ModelConfig, hf_config: Mapping[str, Any],
@@ -222,8 +219,7 @@ def load_huggingface(folder: str | Path, heads: bool = False, dtype: str | None 
         22713216
     """
     folder = Path(folder)
-    hf_config = _read_config(folder)
-    config = config_from_huggingface(hf_config)
+    hf_config, config = _read_model_config(folder)
     spec = architectures.get(config.architecture)
     model = (_model_with_heads(spec, config, hf_config, dtype) if heads
              else Encoder(config.encoder, dtype=dtype, name="encoder"))
@@ -254,7 +250,7 @@ def load_electra(
     folders = {"discriminator": Path(discriminator), "generator": Path(generator)}
     configs = {}
     for role, folder in folders.items():
-        configs[role] = config_from_huggingface(_read_config(folder))
+        configs[role] = _read_model_config(folder)[1]
         if configs[role].architecture != electra.SPEC.name:
             raise ValueError(f"{role} checkpoint {str(folder)!r} is {configs[role].architecture!r}, not ELECTRA")
     config = ModelConfig(

@@ -146,9 +146,10 @@ def _with_legacy_names(state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return renamed
 
 
-def _copy_weights(assignments, state: Mapping[str, np.ndarray], prefix: str) -> set[str]:
+def _copy_weights(assignments, state: Mapping[str, np.ndarray], prefix: str, folder: Path | None = None) -> set[str]:
     """Assigns every (variable, names, fn) from `state`; returns the names used. See `load_state_dict`."""
-    return weights.copy_weights(assignments, state, "checkpoint", "config.json",
+    source, config = ("checkpoint", "config.json") if folder is None else (f"checkpoint {folder}", folder / "config.json")
+    return weights.copy_weights(assignments, state, source, str(config),
                                 is_pooler=lambda name: name.startswith(f"{prefix}pooler"))
 
 
@@ -157,17 +158,18 @@ def _unused(state: Mapping[str, np.ndarray], used: set[str], architecture: str) 
     return sorted(name for name in state if name not in used and not name.endswith(ignored))
 
 
-def load_state_dict(model: keras.Model, state: Mapping[str, np.ndarray], architecture: str) -> list[str]:
+def load_state_dict(model: keras.Model, state: Mapping[str, np.ndarray], architecture: str,
+                    folder: Path | None = None) -> list[str]:
     """Copies a Hugging Face state dict into `model`; returns the checkpoint names it did not use.
 
     `model` is an `Encoder` or `architecture`'s pretraining model. Raises `ValueError` naming
-    every missing tensor, or a tensor whose shape does not fit the tfbert weight. The pooler
-    alone may be absent (RoBERTa's masked-LM checkpoints have none): it then keeps its initial
-    weights, with a warning.
+    every missing tensor, or a tensor whose shape does not fit the tfbert weight (and `folder`,
+    the checkpoint's, when given). The pooler alone may be absent (RoBERTa's masked-LM
+    checkpoints have none): it then keeps its initial weights, with a warning.
     """
     state = _with_legacy_names(dict(state))
     prefix = _prefix(state, architecture)
-    return _unused(state, _copy_weights(_assignments(model, architecture, prefix), state, prefix), architecture)
+    return _unused(state, _copy_weights(_assignments(model, architecture, prefix), state, prefix, folder), architecture)
 
 
 def _read_config(folder: Path) -> dict[str, Any]:
@@ -223,7 +225,7 @@ def load_huggingface(folder: str | Path, heads: bool = False, dtype: str | None 
     spec = architectures.get(config.architecture)
     model = (_model_with_heads(spec, config, hf_config, dtype) if heads
              else Encoder(config.encoder, dtype=dtype, name="encoder"))
-    unused = load_state_dict(model, read_state_dict(folder), config.architecture)
+    unused = load_state_dict(model, read_state_dict(folder), config.architecture, folder)
     if unused:
         warnings.warn(f"{folder}: {len(unused)} checkpoint tensor(s) not used: {', '.join(unused[:10])}", stacklevel=2)
     return model
@@ -274,7 +276,7 @@ def _load_discriminator(model: ElectraPretrainingModel, folder: Path) -> list[st
     prefix = _prefix(state, electra.SPEC.name)
     assignments = [*electra.electra_encoder_weights(model.discriminator, prefix),
                    *electra.discriminator_head_weights(model)]
-    return _unused(state, _copy_weights(assignments, state, prefix), electra.SPEC.name)
+    return _unused(state, _copy_weights(assignments, state, prefix, folder), electra.SPEC.name)
 
 
 def _load_generator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
@@ -283,7 +285,7 @@ def _load_generator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
     prefix = _prefix(state, electra.SPEC.name)
     assignments = [*electra.electra_encoder_weights(model.generator, prefix, embeddings=False),
                    *electra.generator_head_weights(model)]
-    used = _copy_weights(assignments, state, prefix)
+    used = _copy_weights(assignments, state, prefix, folder)
     differing = []
     for variable, names, fn in electra.embedding_weights(model.generator, prefix):
         if all(name in state for name in names):

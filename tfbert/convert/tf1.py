@@ -68,7 +68,13 @@ class CheckpointTensors(Mapping[str, np.ndarray]):
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self.shapes:
             raise KeyError(name)
-        array = np.asarray(self._reader.get_tensor(name))
+        import tensorflow as tf
+
+        try:
+            array = np.asarray(self._reader.get_tensor(name))
+        except (tf.errors.OpError, RuntimeError) as error:
+            raise ValueError(f"checkpoint {self.prefix}: variable {name} cannot be read (are all its "
+                             f"{self.prefix}.data-* files there?): {_first_line(error)}") from None
         return array.astype(np.float32) if np.issubdtype(array.dtype, np.floating) else array
 
     def __iter__(self) -> Iterator[str]:

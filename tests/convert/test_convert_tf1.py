@@ -7,11 +7,10 @@ variable names (`tf1_releases.py`); the Hugging Face model computes what Google'
 
 import keras
 import numpy as np
+import pytest
 import sentencepiece
 import torch
 import transformers
-
-import pytest
 
 from tfbert.cli import main
 from tfbert.convert.tf1 import read_release

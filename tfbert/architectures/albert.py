@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from tfbert.architectures.bert import (GOOGLE_BERT_ACTIVATIONS, TF_LAYER_NORM_EPSILON, build_mlm_pretraining_model,
-                                       check_keras_hub_encoder, embedding_weights, google_bert_head_weights,
+from tfbert.architectures.bert import (GOOGLE_BERT_ACTIVATIONS, build_mlm_pretraining_model,
+                                       embedding_weights, google_bert_head_weights,
                                        google_embedding_weights, google_pooler_weights, keras_hub_block_names,
                                        keras_hub_embedding_weights, keras_hub_pooler_weights, read_bert_fields,
-                                       read_google_fields, write_bert_fields, write_google_fields)
+                                       read_google_fields, read_keras_hub_fields, write_bert_fields,
+                                       write_google_fields, write_keras_hub_fields)
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import (ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat, KerasHubFormat,
                                        TF1Format)
@@ -115,34 +116,16 @@ def read_keras_hub_albert_config(backbone: Mapping[str, Any]) -> EncoderConfig:
     if backbone["embedding_dim"] == backbone["hidden_dim"]:
         raise ValueError(f"keras-hub AlbertBackbone with embedding_dim = hidden_dim ({backbone['hidden_dim']}) keeps "
                          "an embedding projection that a tfbert encoder of equal widths does not have")
-    return EncoderConfig(
-        vocab_size=backbone["vocabulary_size"],
-        hidden_size=backbone["hidden_dim"],
-        num_layers=backbone["num_layers"],
-        num_heads=backbone["num_heads"],
-        intermediate_size=backbone["intermediate_dim"],
-        embedding_size=backbone["embedding_dim"],
-        activation="gelu_new",
-        dropout_rate=backbone.get("dropout", 0.0),
-        attention_dropout_rate=backbone.get("dropout", 0.0),
-        max_positions=backbone.get("max_sequence_length", 512),
-        type_vocab_size=backbone.get("num_segments", 2),
-        layer_norm_epsilon=TF_LAYER_NORM_EPSILON,
-        sharing="all",
-        num_hidden_groups=backbone.get("num_groups", 1),
-        inner_group_num=backbone.get("num_inner_repetitions", 1),
-    )
+    return EncoderConfig(**read_keras_hub_fields(backbone, dropout=0.0), embedding_size=backbone["embedding_dim"],
+                         sharing="all", num_hidden_groups=backbone.get("num_groups", 1),
+                         inner_group_num=backbone.get("num_inner_repetitions", 1))
 
 
 def write_keras_hub_albert_config(encoder: EncoderConfig) -> dict[str, Any]:
-    check_keras_hub_encoder(encoder, "AlbertBackbone", "gelu_new", TF_LAYER_NORM_EPSILON)
     if encoder.sharing != "all" or encoder.num_layers % encoder.num_hidden_groups or not encoder.pooler:
         raise ValueError("keras-hub AlbertBackbone shares whole layers in groups dividing num_layers, and has a pooler")
-    return dict(vocabulary_size=encoder.vocab_size, num_layers=encoder.num_layers, num_heads=encoder.num_heads,
-                embedding_dim=encoder.embedding_size, hidden_dim=encoder.hidden_size,
-                intermediate_dim=encoder.intermediate_size, num_groups=encoder.num_hidden_groups,
-                num_inner_repetitions=encoder.inner_group_num, dropout=encoder.dropout_rate,
-                max_sequence_length=encoder.max_positions, num_segments=encoder.type_vocab_size)
+    return {**write_keras_hub_fields(encoder, "AlbertBackbone"), "embedding_dim": encoder.embedding_size,
+            "num_groups": encoder.num_hidden_groups, "num_inner_repetitions": encoder.inner_group_num}
 
 
 def keras_hub_albert_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:

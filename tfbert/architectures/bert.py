@@ -292,40 +292,49 @@ def keras_hub_bert_encoder_weights(encoder, prefix: str = "", embeddings: bool =
     yield from keras_hub_pooler_weights(encoder, prefix)
 
 
-def read_keras_hub_bert_config(backbone: Mapping[str, Any]) -> EncoderConfig:
-    """`BertBackbone`'s arguments; its layers use the tanh GELU and LayerNorm epsilon 1e-12."""
-    return EncoderConfig(
-        vocab_size=backbone["vocabulary_size"],
+def read_keras_hub_fields(backbone: Mapping[str, Any], vocabulary_key: str = "vocabulary_size",
+                          dropout: float = 0.1) -> dict[str, Any]:
+    """The `EncoderConfig` fields of a keras-hub BERT-style backbone's arguments: one dropout rate, the tanh
+    GELU and LayerNorm epsilon 1e-12 (BERT's, ALBERT's and ELECTRA's backbones; RoBERTa's replaces a few)."""
+    return dict(
+        vocab_size=backbone[vocabulary_key],
         hidden_size=backbone["hidden_dim"],
         num_layers=backbone["num_layers"],
         num_heads=backbone["num_heads"],
         intermediate_size=backbone["intermediate_dim"],
         activation="gelu_new",
-        dropout_rate=backbone.get("dropout", 0.1),
-        attention_dropout_rate=backbone.get("dropout", 0.1),
+        dropout_rate=backbone.get("dropout", dropout),
+        attention_dropout_rate=backbone.get("dropout", dropout),
         max_positions=backbone.get("max_sequence_length", 512),
         type_vocab_size=backbone.get("num_segments", 2),
         layer_norm_epsilon=TF_LAYER_NORM_EPSILON,
     )
 
 
-def check_keras_hub_encoder(encoder: EncoderConfig, backbone_class: str, activation: str, epsilon: float) -> None:
-    """`ValueError` unless `encoder` has what every keras-hub backbone of `backbone_class` has."""
+def read_keras_hub_bert_config(backbone: Mapping[str, Any]) -> EncoderConfig:
+    return EncoderConfig(**read_keras_hub_fields(backbone))
+
+
+def write_keras_hub_fields(encoder: EncoderConfig, backbone_class: str, activation: str = "gelu_new",
+                           epsilon: float = TF_LAYER_NORM_EPSILON,
+                           vocabulary_key: str = "vocabulary_size") -> dict[str, Any]:
+    """The arguments of keras-hub's `backbone_class` that every BERT-style backbone has; `ValueError` unless
+    `encoder` has that backbone's `activation`, LayerNorm `epsilon` and one dropout rate."""
     if encoder.activation != activation or encoder.layer_norm_epsilon != epsilon or encoder.num_languages:
         raise ValueError(f"keras-hub {backbone_class} has activation {activation!r}, LayerNorm epsilon {epsilon} "
                          "and no language embeddings")
     if encoder.dropout_rate != encoder.attention_dropout_rate:
         raise ValueError(f"keras-hub {backbone_class} has one dropout rate for attention and hidden layers")
+    return {vocabulary_key: encoder.vocab_size, "num_layers": encoder.num_layers, "num_heads": encoder.num_heads,
+            "hidden_dim": encoder.hidden_size, "intermediate_dim": encoder.intermediate_size,
+            "dropout": encoder.dropout_rate, "max_sequence_length": encoder.max_positions,
+            "num_segments": encoder.type_vocab_size}
 
 
 def write_keras_hub_bert_config(encoder: EncoderConfig) -> dict[str, Any]:
-    check_keras_hub_encoder(encoder, "BertBackbone", "gelu_new", TF_LAYER_NORM_EPSILON)
     if encoder.sharing != "none" or encoder.embedding_size != encoder.hidden_size or not encoder.pooler:
         raise ValueError("keras-hub BertBackbone has neither layer sharing nor factorized embeddings, and has a pooler")
-    return dict(vocabulary_size=encoder.vocab_size, num_layers=encoder.num_layers, num_heads=encoder.num_heads,
-                hidden_dim=encoder.hidden_size, intermediate_dim=encoder.intermediate_size,
-                dropout=encoder.dropout_rate, max_sequence_length=encoder.max_positions,
-                num_segments=encoder.type_vocab_size)
+    return write_keras_hub_fields(encoder, "BertBackbone")
 
 
 KERAS_HUB = KerasHubFormat(

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from tfbert.architectures.bert import (TF_LAYER_NORM_EPSILON, check_keras_hub_encoder, embedding_weights,
+from tfbert.architectures.bert import (embedding_weights,
                                        google_embedding_weights, google_layer_weights, keras_hub_embedding_weights,
                                        keras_hub_layer_weights, keras_hub_pooler_weights, layer_weights, pooler_weights,
-                                       read_bert_fields, read_google_fields, write_bert_fields, write_google_fields)
+                                       read_bert_fields, read_google_fields, read_keras_hub_fields, write_bert_fields,
+                                       write_google_fields, write_keras_hub_fields)
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import (ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat, KerasHubFormat,
                                        TF1Format)
@@ -179,31 +180,15 @@ def google_electra_head_weights(model) -> Iterator[Assignment]:
 
 def read_keras_hub_electra_config(backbone: Mapping[str, Any]) -> EncoderConfig:
     """`ElectraBackbone`'s arguments; unlike Google's ELECTRA it has a tanh pooler and the tanh GELU."""
-    return EncoderConfig(
-        vocab_size=backbone["vocab_size"],
-        hidden_size=backbone["hidden_dim"],
-        num_layers=backbone["num_layers"],
-        num_heads=backbone["num_heads"],
-        intermediate_size=backbone["intermediate_dim"],
-        embedding_size=backbone["embedding_dim"],
-        activation="gelu_new",
-        dropout_rate=backbone.get("dropout", 0.1),
-        attention_dropout_rate=backbone.get("dropout", 0.1),
-        max_positions=backbone.get("max_sequence_length", 512),
-        type_vocab_size=backbone.get("num_segments", 2),
-        layer_norm_epsilon=TF_LAYER_NORM_EPSILON,
-        pooler=True,
-    )
+    return EncoderConfig(**read_keras_hub_fields(backbone, vocabulary_key="vocab_size"),
+                         embedding_size=backbone["embedding_dim"], pooler=True)
 
 
 def write_keras_hub_electra_config(encoder: EncoderConfig) -> dict[str, Any]:
-    check_keras_hub_encoder(encoder, "ElectraBackbone", "gelu_new", TF_LAYER_NORM_EPSILON)
     if encoder.sharing != "none" or not encoder.pooler:
         raise ValueError("keras-hub ElectraBackbone has no layer sharing and has a pooler")
-    return dict(vocab_size=encoder.vocab_size, num_layers=encoder.num_layers, num_heads=encoder.num_heads,
-                hidden_dim=encoder.hidden_size, embedding_dim=encoder.embedding_size,
-                intermediate_dim=encoder.intermediate_size, dropout=encoder.dropout_rate,
-                max_sequence_length=encoder.max_positions, num_segments=encoder.type_vocab_size)
+    return {**write_keras_hub_fields(encoder, "ElectraBackbone", vocabulary_key="vocab_size"),
+            "embedding_dim": encoder.embedding_size}
 
 
 def keras_hub_electra_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:

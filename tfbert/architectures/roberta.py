@@ -10,8 +10,9 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from tfbert.architectures.bert import (bert_encoder_weights, build_mlm_pretraining_model, check_keras_hub_encoder,
-                                       keras_hub_layer_weights, read_bert_fields, write_plain_config)
+from tfbert.architectures.bert import (bert_encoder_weights, build_mlm_pretraining_model, keras_hub_layer_weights,
+                                       read_bert_fields, read_keras_hub_fields, write_keras_hub_fields,
+                                       write_plain_config)
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat, KerasHubFormat
 from tfbert.config import EncoderConfig
@@ -55,33 +56,22 @@ def read_keras_hub_roberta_config(backbone: Mapping[str, Any]) -> EncoderConfig:
     tokens from `position_offset` (2), so its table is keras-hub's with two rows in front: the same
     outputs on right-padded batches, and a table laid out as in fairseq and Hugging Face.
     """
-    offset = ROBERTA_ENCODER_DEFAULTS["position_offset"]
-    return EncoderConfig(
-        vocab_size=backbone["vocabulary_size"],
-        hidden_size=backbone["hidden_dim"],
-        num_layers=backbone["num_layers"],
-        num_heads=backbone["num_heads"],
-        intermediate_size=backbone["intermediate_dim"],
-        activation="gelu",
-        dropout_rate=backbone.get("dropout", 0.1),
-        attention_dropout_rate=backbone.get("dropout", 0.1),
-        max_positions=backbone.get("max_sequence_length", 512) + offset,
-        layer_norm_epsilon=KERAS_HUB_ROBERTA_EPSILON,
-        pooler=False,
-        **ROBERTA_ENCODER_DEFAULTS,
-    )
+    fields = read_keras_hub_fields(backbone)
+    fields.update(activation="gelu", layer_norm_epsilon=KERAS_HUB_ROBERTA_EPSILON, pooler=False,
+                  max_positions=fields["max_positions"] + ROBERTA_ENCODER_DEFAULTS["position_offset"],
+                  **ROBERTA_ENCODER_DEFAULTS)
+    return EncoderConfig(**fields)
 
 
 def write_keras_hub_roberta_config(encoder: EncoderConfig) -> dict[str, Any]:
-    check_keras_hub_encoder(encoder, "RobertaBackbone", "gelu", KERAS_HUB_ROBERTA_EPSILON)
     layout = {name: getattr(encoder, name) for name in ROBERTA_ENCODER_DEFAULTS}
     if layout != ROBERTA_ENCODER_DEFAULTS or encoder.sharing != "none" or encoder.embedding_size != encoder.hidden_size:
         raise ValueError(f"keras-hub RobertaBackbone is RoBERTa's layout ({ROBERTA_ENCODER_DEFAULTS}), without "
                          f"sharing or factorized embeddings; got {layout}")
-    return dict(vocabulary_size=encoder.vocab_size, num_layers=encoder.num_layers, num_heads=encoder.num_heads,
-                hidden_dim=encoder.hidden_size, intermediate_dim=encoder.intermediate_size,
-                dropout=encoder.dropout_rate,
-                max_sequence_length=encoder.max_positions - ROBERTA_ENCODER_DEFAULTS["position_offset"])
+    arguments = write_keras_hub_fields(encoder, "RobertaBackbone", "gelu", KERAS_HUB_ROBERTA_EPSILON)
+    del arguments["num_segments"]
+    arguments["max_sequence_length"] -= ROBERTA_ENCODER_DEFAULTS["position_offset"]
+    return arguments
 
 
 def with_padding_rows(table: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import torch
 import transformers
 
 from tfbert.cli import main
-from tfbert.convert.tf1 import read_release
+from tfbert.convert.tf1 import read_release, release_tokenizer
 from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
 
 from tf1_releases import (albert_tensors, bert_tensors, close_on_real_tokens, electra_tensors, padded_batch,
@@ -175,3 +175,21 @@ def test_electra_hparams_json_gives_the_sizes_the_shapes_give(electra_release, t
                                    "max_position_embeddings": 64}})
     assert read_release(copy).config.encoder == inferred.encoder
     assert read_release(copy).config.generator == inferred.generator
+
+
+def test_albert_tf_hub_module_layout_reads_as_the_release(albert_release, tmp_path):
+    """A TF-Hub module of the same model: `variables/variables.*`, config and vocabulary in `assets/`."""
+    folder, _ = albert_release
+    hub = tmp_path / "albert_base_hub"
+    for sub in ("variables", "assets"):
+        (hub / sub).mkdir(parents=True)
+    for path in folder.glob("model.ckpt-best.*"):
+        (hub / "variables" / path.name.replace("model.ckpt-best", "variables")).write_bytes(path.read_bytes())
+    for name in ("albert_config.json", "30k-clean.model"):
+        (hub / "assets" / name).write_bytes((folder / name).read_bytes())
+    (hub / "saved_model.pb").write_bytes(b"")
+    release, module = read_release(folder), read_release(hub)
+    assert module.config.encoder == release.config.encoder and module.spec.name == "albert"
+    name = "bert/encoder/transformer/group_1/inner_group_1/LayerNorm_1/gamma"
+    np.testing.assert_array_equal(module.tensors[name], release.tensors[name])
+    assert release_tokenizer(module).vocabulary() == release_tokenizer(release).vocabulary()

@@ -14,7 +14,7 @@ HELP = {
     "export": ["--name", "--tokenizer", "--labels", "--pair", "--output-dir", "--hub-pair", "TF Serving"],
     "predict": ["--file", "--top-k", "--json", "--output", "--question", "--text-pair", "--signature", "stdin"],
     "info": ["versions", "strategy"],
-    "convert": ["huggingface", "--output", "--heads"],
+    "convert": ["huggingface", "tf1", "keras-hub", "--output", "--heads", "--cased", "--uncased", "tokenizer/"],
 }
 
 

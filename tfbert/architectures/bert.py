@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from tfbert.architectures.registry import register
-from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
+from tfbert.architectures.spec import (ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat,
+                                       KerasHubFormat, TF1Format)
 from tfbert.config import ACTIVATIONS, EncoderConfig
 from tfbert.convert import weights
 
@@ -141,6 +142,215 @@ def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head
 
 HUGGINGFACE = bert_layout("bert", "bert")
 
+# Google's TF1 code: `hidden_act` names, and the tfbert activation each one is. Its BERT and ALBERT
+# `gelu` is the tanh approximation (modeling.py's `gelu`); ELECTRA's is exact.
+GOOGLE_BERT_ACTIVATIONS = {"gelu": "gelu_new", "relu": "relu", "tanh": "tanh"}
+# google-research/bert's `BertConfig` defaults, for fields a bert_config.json leaves out.
+GOOGLE_BERT_DEFAULTS = {
+    "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
+    "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+    "max_position_embeddings": 512, "type_vocab_size": 16, "initializer_range": 0.02,
+}
+# The LayerNorm epsilon of Google's TF1 code (tf.contrib.layers.layer_norm) and of keras-hub's BERT-style backbones.
+TF_LAYER_NORM_EPSILON = 1e-12
+
+
+def read_google_fields(data: Mapping[str, Any], defaults: Mapping[str, Any],
+                       activations: Mapping[str, str]) -> dict[str, Any]:
+    """The `EncoderConfig` fields of a Google `bert_config.json`-style mapping (BERT, ALBERT, ELECTRA)."""
+    data = {**defaults, **data}
+    activation = data["hidden_act"]
+    if activation not in activations:
+        raise ValueError(f"hidden_act {activation!r} is not supported; supported: {', '.join(activations)}")
+    return dict(
+        vocab_size=data["vocab_size"],
+        hidden_size=data["hidden_size"],
+        num_layers=data["num_hidden_layers"],
+        num_heads=data["num_attention_heads"],
+        intermediate_size=data["intermediate_size"],
+        activation=activations[activation],
+        dropout_rate=data["hidden_dropout_prob"],
+        attention_dropout_rate=data["attention_probs_dropout_prob"],
+        max_positions=data["max_position_embeddings"],
+        type_vocab_size=data["type_vocab_size"],
+        layer_norm_epsilon=TF_LAYER_NORM_EPSILON,
+        initializer_range=data["initializer_range"],
+    )
+
+
+def write_google_fields(encoder: EncoderConfig, activations: Mapping[str, str]) -> dict[str, Any]:
+    """A Google `bert_config.json` mapping of `encoder`; `ValueError` for what the TF1 code cannot hold."""
+    names = {ours: theirs for theirs, ours in activations.items()}
+    if encoder.activation not in names:
+        raise ValueError(f"Google's TF1 code has no activation equal to tfbert's {encoder.activation!r}")
+    if encoder.layer_norm_epsilon != TF_LAYER_NORM_EPSILON or encoder.position_offset or encoder.num_languages:
+        raise ValueError("Google's TF1 code has LayerNorm epsilon 1e-12, positions from 0 and no language embeddings")
+    return dict(
+        vocab_size=encoder.vocab_size,
+        hidden_size=encoder.hidden_size,
+        num_hidden_layers=encoder.num_layers,
+        num_attention_heads=encoder.num_heads,
+        intermediate_size=encoder.intermediate_size,
+        hidden_act=names[encoder.activation],
+        hidden_dropout_prob=encoder.dropout_rate,
+        attention_probs_dropout_prob=encoder.attention_dropout_rate,
+        max_position_embeddings=encoder.max_positions,
+        type_vocab_size=encoder.type_vocab_size,
+        initializer_range=encoder.initializer_range,
+    )
+
+
+def read_google_bert_config(data: Mapping[str, Any]) -> EncoderConfig:
+    return EncoderConfig(**read_google_fields(data, GOOGLE_BERT_DEFAULTS, GOOGLE_BERT_ACTIVATIONS))
+
+
+def write_google_bert_config(encoder: EncoderConfig) -> dict[str, Any]:
+    if encoder.sharing != "none" or encoder.embedding_size != encoder.hidden_size or not encoder.pooler:
+        raise ValueError("Google's BERT has neither layer sharing nor factorized embeddings, and has a pooler")
+    return write_google_fields(encoder, GOOGLE_BERT_ACTIVATIONS)
+
+
+def google_embedding_weights(encoder, prefix: str) -> Iterator[Assignment]:
+    """`{prefix}embeddings/{word,token_type,position}_embeddings` and `LayerNorm` (Google's BERT, ALBERT, ELECTRA)."""
+    embeddings = encoder.get_layer("embeddings")
+    yield from weights.tensor(embeddings.token_embedding.embeddings, f"{prefix}embeddings/word_embeddings")
+    yield from weights.tensor(embeddings.position_embedding.embeddings, f"{prefix}embeddings/position_embeddings")
+    if embeddings.segment_embedding is not None:
+        yield from weights.tensor(embeddings.segment_embedding.embeddings, f"{prefix}embeddings/token_type_embeddings")
+    yield from weights.layer_norm(embeddings.layer_norm, f"{prefix}embeddings/LayerNorm", weights.TENSORFLOW)
+
+
+def google_layer_weights(encoder, prefix: str) -> Iterator[Assignment]:
+    """`{prefix}encoder/layer_{i}/...`, one block per transformer layer (Google's BERT and ELECTRA)."""
+    for layer in range(encoder.config.num_layers):
+        names = weights.BlockNames.bert(f"{prefix}encoder/layer_{layer}/", "/")
+        yield from weights.block(*encoder.block(layer), names, weights.TENSORFLOW)
+
+
+def google_pooler_weights(encoder, prefix: str) -> Iterator[Assignment]:
+    if encoder.config.pooler:
+        yield from weights.dense(encoder.get_layer("pooler"), f"{prefix}pooler/dense", weights.TENSORFLOW)
+
+
+def google_bert_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
+    """Every weight of `modeling.BertModel` under `prefix` (`bert/`)."""
+    if embeddings:
+        yield from google_embedding_weights(encoder, prefix)
+    yield from google_layer_weights(encoder, prefix)
+    yield from google_pooler_weights(encoder, prefix)
+
+
+def google_bert_head_weights(model) -> Iterator[Assignment]:
+    """`run_pretraining.py`'s `cls/predictions` (tied masked LM) and `cls/seq_relationship` (NSP, or ALBERT's SOP)."""
+    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "cls/predictions/transform/dense",
+                                      "cls/predictions/transform/LayerNorm", "cls/predictions/output_bias",
+                                      weights.TENSORFLOW)
+    if model.pair_objective:
+        yield from weights.classifier(model.get_layer(f"{model.pair_objective}_head").classifier,
+                                      "cls/seq_relationship/output_weights", "cls/seq_relationship/output_bias")
+
+
+TF1 = TF1Format(
+    marker="bert/encoder/layer_0/attention/self/query/kernel",
+    prefix="bert/",
+    config_file="bert_config.json",
+    read_config=read_google_bert_config,
+    write_config=write_google_bert_config,
+    encoder_weights=google_bert_encoder_weights,
+    head_weights=google_bert_head_weights,
+)
+
+
+def keras_hub_block_names(base: str) -> weights.BlockNames:
+    """The variable paths of one keras-hub `TransformerEncoder` named `base` (`transformer_layer_0`)."""
+    attention = f"{base}/self_attention_layer"
+    return weights.BlockNames(f"{attention}/query", f"{attention}/key", f"{attention}/value",
+                              f"{attention}/attention_output", f"{base}/self_attention_layer_norm",
+                              f"{base}/feedforward_intermediate_dense", f"{base}/feedforward_output_dense",
+                              f"{base}/feedforward_layer_norm")
+
+
+def keras_hub_embedding_weights(encoder, prefix: str) -> Iterator[Assignment]:
+    """keras-hub's `token_embedding`, `position_embedding`, `segment_embedding` and `embeddings_layer_norm`."""
+    embeddings = encoder.get_layer("embeddings")
+    yield from weights.tensor(embeddings.token_embedding.embeddings, f"{prefix}token_embedding/embeddings")
+    yield from weights.tensor(embeddings.position_embedding.embeddings, f"{prefix}position_embedding/embeddings")
+    yield from weights.tensor(embeddings.segment_embedding.embeddings, f"{prefix}segment_embedding/embeddings")
+    yield from weights.layer_norm(embeddings.layer_norm, f"{prefix}embeddings_layer_norm", weights.KERAS_HUB)
+
+
+def keras_hub_layer_weights(encoder, prefix: str) -> Iterator[Assignment]:
+    """`transformer_layer_{i}`, one keras-hub `TransformerEncoder` per layer."""
+    for layer in range(encoder.config.num_layers):
+        names = keras_hub_block_names(f"{prefix}transformer_layer_{layer}")
+        yield from weights.block(*encoder.block(layer), names, weights.KERAS_HUB)
+
+
+def keras_hub_pooler_weights(encoder, prefix: str) -> Iterator[Assignment]:
+    if encoder.config.pooler:
+        yield from weights.dense(encoder.get_layer("pooler"), f"{prefix}pooled_dense", weights.KERAS_HUB)
+
+
+def keras_hub_bert_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:
+    """Every variable of keras-hub's `BertBackbone`."""
+    if embeddings:
+        yield from keras_hub_embedding_weights(encoder, prefix)
+    yield from keras_hub_layer_weights(encoder, prefix)
+    yield from keras_hub_pooler_weights(encoder, prefix)
+
+
+def read_keras_hub_fields(backbone: Mapping[str, Any], vocabulary_key: str = "vocabulary_size",
+                          dropout: float = 0.1) -> dict[str, Any]:
+    """The `EncoderConfig` fields of a keras-hub BERT-style backbone's arguments: one dropout rate, the tanh
+    GELU and LayerNorm epsilon 1e-12 (BERT's, ALBERT's and ELECTRA's backbones; RoBERTa's replaces a few)."""
+    return dict(
+        vocab_size=backbone[vocabulary_key],
+        hidden_size=backbone["hidden_dim"],
+        num_layers=backbone["num_layers"],
+        num_heads=backbone["num_heads"],
+        intermediate_size=backbone["intermediate_dim"],
+        activation="gelu_new",
+        dropout_rate=backbone.get("dropout", dropout),
+        attention_dropout_rate=backbone.get("dropout", dropout),
+        max_positions=backbone.get("max_sequence_length", 512),
+        type_vocab_size=backbone.get("num_segments", 2),
+        layer_norm_epsilon=TF_LAYER_NORM_EPSILON,
+    )
+
+
+def read_keras_hub_bert_config(backbone: Mapping[str, Any]) -> EncoderConfig:
+    return EncoderConfig(**read_keras_hub_fields(backbone))
+
+
+def write_keras_hub_fields(encoder: EncoderConfig, backbone_class: str, activation: str = "gelu_new",
+                           epsilon: float = TF_LAYER_NORM_EPSILON,
+                           vocabulary_key: str = "vocabulary_size") -> dict[str, Any]:
+    """The arguments of keras-hub's `backbone_class` that every BERT-style backbone has; `ValueError` unless
+    `encoder` has that backbone's `activation`, LayerNorm `epsilon` and one dropout rate."""
+    if encoder.activation != activation or encoder.layer_norm_epsilon != epsilon or encoder.num_languages:
+        raise ValueError(f"keras-hub {backbone_class} has activation {activation!r}, LayerNorm epsilon {epsilon} "
+                         "and no language embeddings")
+    if encoder.dropout_rate != encoder.attention_dropout_rate:
+        raise ValueError(f"keras-hub {backbone_class} has one dropout rate for attention and hidden layers")
+    return {vocabulary_key: encoder.vocab_size, "num_layers": encoder.num_layers, "num_heads": encoder.num_heads,
+            "hidden_dim": encoder.hidden_size, "intermediate_dim": encoder.intermediate_size,
+            "dropout": encoder.dropout_rate, "max_sequence_length": encoder.max_positions,
+            "num_segments": encoder.type_vocab_size}
+
+
+def write_keras_hub_bert_config(encoder: EncoderConfig) -> dict[str, Any]:
+    if encoder.sharing != "none" or encoder.embedding_size != encoder.hidden_size or not encoder.pooler:
+        raise ValueError("keras-hub BertBackbone has neither layer sharing nor factorized embeddings, and has a pooler")
+    return write_keras_hub_fields(encoder, "BertBackbone")
+
+
+KERAS_HUB = KerasHubFormat(
+    backbone_class="BertBackbone",
+    read_config=read_keras_hub_bert_config,
+    write_config=write_keras_hub_bert_config,
+    encoder_weights=keras_hub_bert_encoder_weights,
+)
+
 SPEC = register(ArchitectureSpec(
     name="bert",
     summary="BERT: masked-LM + next-sentence prediction, WordPiece",
@@ -153,5 +363,5 @@ SPEC = register(ArchitectureSpec(
     pretraining_models=("PretrainingModel",),
     optimizer="bert",
     export_tasks=("fill_mask",),
-    formats={"huggingface": HUGGINGFACE},
+    formats={"huggingface": HUGGINGFACE, "tf1": TF1, "keras_hub": KERAS_HUB},
 ))

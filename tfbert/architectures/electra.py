@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from tfbert.architectures.bert import (embedding_weights, layer_weights, pooler_weights, read_bert_fields,
-                                       write_bert_fields)
+from tfbert.architectures.bert import (embedding_weights,
+                                       google_embedding_weights, google_layer_weights, keras_hub_embedding_weights,
+                                       keras_hub_layer_weights, keras_hub_pooler_weights, layer_weights, pooler_weights,
+                                       read_bert_fields, read_google_fields, read_keras_hub_fields, write_bert_fields,
+                                       write_google_fields, write_keras_hub_fields)
 from tfbert.architectures.registry import register
-from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
+from tfbert.architectures.spec import (ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat, KerasHubFormat,
+                                       TF1Format)
 from tfbert.config import SHARED_EMBEDDING_FIELDS, EncoderConfig, field_error
 from tfbert.convert import weights
 
@@ -68,6 +72,136 @@ def generator_head_weights(model) -> Iterator[Assignment]:
                                       "generator_predictions.LayerNorm", "generator_lm_head.bias")
 
 
+# google-research/electra: its modeling.py's `gelu` is exact (BERT's is the tanh form).
+GOOGLE_ELECTRA_ACTIVATIONS = {"gelu": "gelu", "relu": "relu", "tanh": "tanh"}
+# util/training_utils.py `get_bert_config`: `model_size` -> hidden size and layers.
+ELECTRA_SIZES = {"small": (256, 12), "base": (768, 12), "large": (1024, 24)}
+# modeling.BertConfig's defaults besides the sizes.
+GOOGLE_ELECTRA_DEFAULTS = {
+    "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+    "max_position_embeddings": 512, "type_vocab_size": 2, "initializer_range": 0.02,
+}
+# The hparams (configure_pretraining.py) whose defaults shape the model.
+ELECTRA_HPARAM_DEFAULTS = {"model_size": "small", "vocab_size": 30522, "model_hparam_overrides": {},
+                           "generator_hidden_size": 0.25, "generator_layers": 1.0}
+
+
+def electra_bert_config(hparams: Mapping[str, Any]) -> dict[str, Any]:
+    """The discriminator's `BertConfig` mapping of ELECTRA hparams, as `get_bert_config` builds it:
+    sizes from `model_size`, 64-wide heads and 4x feed-forward unless `model_hparam_overrides` say otherwise."""
+    hparams = {**ELECTRA_HPARAM_DEFAULTS, **hparams}
+    if hparams["model_size"] not in ELECTRA_SIZES:
+        raise ValueError(f"model_size {hparams['model_size']!r} is not one of {', '.join(ELECTRA_SIZES)}")
+    hidden, layers = ELECTRA_SIZES[hparams["model_size"]]
+    overrides = dict(hparams["model_hparam_overrides"])
+    config = {"hidden_size": hidden, "num_hidden_layers": layers, "vocab_size": hparams["vocab_size"], **overrides}
+    return {**GOOGLE_ELECTRA_DEFAULTS, **config, "num_attention_heads": max(1, config["hidden_size"] // 64),
+            "intermediate_size": 4 * config["hidden_size"], **overrides}
+
+
+def electra_embedding_size(hparams: Mapping[str, Any]) -> int:
+    """`embedding_size`, else 128 for `small` and the hidden size otherwise (configure_pretraining.py)."""
+    hparams = {**ELECTRA_HPARAM_DEFAULTS, **hparams}
+    default = 128 if hparams["model_size"] == "small" else electra_bert_config(hparams)["hidden_size"]
+    return hparams.get("embedding_size") or default
+
+
+def read_google_electra_config(hparams: Mapping[str, Any]) -> EncoderConfig:
+    """The discriminator of ELECTRA hparams (`--hparams` JSON of run_pretraining.py)."""
+    fields = read_google_fields(electra_bert_config(hparams), {}, GOOGLE_ELECTRA_ACTIVATIONS)
+    return EncoderConfig(**fields, embedding_size=electra_embedding_size(hparams), pooler=False)
+
+
+def read_google_electra_generator(hparams: Mapping[str, Any]) -> EncoderConfig | None:
+    """The generator, as `get_generator_config` scales it (None when `generator_hidden_size` is null)."""
+    hparams = {**ELECTRA_HPARAM_DEFAULTS, **hparams}
+    if hparams["generator_hidden_size"] is None:
+        return None
+    config = electra_bert_config(hparams)
+    hidden = int(round(config["hidden_size"] * hparams["generator_hidden_size"]))
+    config.update(hidden_size=hidden, num_attention_heads=max(1, hidden // 64), intermediate_size=4 * hidden,
+                  num_hidden_layers=int(round(config["num_hidden_layers"] * hparams["generator_layers"])))
+    fields = read_google_fields(config, {}, GOOGLE_ELECTRA_ACTIVATIONS)
+    return EncoderConfig(**fields, embedding_size=electra_embedding_size(hparams), pooler=False)
+
+
+def write_google_electra_config(encoder: EncoderConfig) -> dict[str, Any]:
+    """ELECTRA hparams of the discriminator `encoder` (sizes as `model_hparam_overrides`)."""
+    if encoder.sharing != "none" or encoder.pooler:
+        raise ValueError("Google's ELECTRA has no layer sharing and no pooler")
+    overrides = write_google_fields(encoder, GOOGLE_ELECTRA_ACTIVATIONS)
+    return {"vocab_size": overrides.pop("vocab_size"), "embedding_size": encoder.embedding_size,
+            "model_hparam_overrides": overrides}
+
+
+def count_layers(shapes: Mapping[str, Any], scope: str) -> int:
+    """How many `{scope}encoder/layer_{i}/` blocks a checkpoint holds."""
+    return len({name.split("/")[2] for name in shapes if name.startswith(f"{scope}encoder/layer_")})
+
+
+def electra_hparams_from_shapes(shapes: Mapping[str, tuple[int, ...]]) -> dict[str, Any]:
+    """The hparams a released checkpoint's shapes imply (heads 64 wide, as ELECTRA's sizes have them)."""
+    vocab, embedding = shapes["electra/embeddings/word_embeddings"]
+    hidden, intermediate = shapes["electra/encoder/layer_0/intermediate/dense/kernel"]
+    layers = count_layers(shapes, "electra/")
+    hparams = {"vocab_size": vocab, "embedding_size": embedding, "generator_hidden_size": None,
+               "model_hparam_overrides": {
+                   "hidden_size": hidden, "num_hidden_layers": layers, "intermediate_size": intermediate,
+                   "max_position_embeddings": shapes["electra/embeddings/position_embeddings"][0],
+                   "type_vocab_size": shapes["electra/embeddings/token_type_embeddings"][0]}}
+    generator = shapes.get("generator/encoder/layer_0/intermediate/dense/kernel")
+    if generator is not None:
+        hparams.update(generator_hidden_size=generator[0] / hidden,
+                       generator_layers=count_layers(shapes, "generator/") / layers)
+    return hparams
+
+
+def google_electra_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
+    """`modeling.BertModel` under `prefix` (`electra/`, `generator/`): the embeddings (always ELECTRA's:
+    the generator shares them), `embeddings_project` when E != H, the layers; no pooler."""
+    if embeddings:
+        yield from google_embedding_weights(encoder, "electra/")
+    if encoder.config.embedding_size != encoder.config.hidden_size:
+        yield from weights.dense(encoder.get_layer("embedding_projection"), f"{prefix}embeddings_project",
+                                 weights.TENSORFLOW)
+    yield from google_layer_weights(encoder, prefix)
+
+
+def google_electra_head_weights(model) -> Iterator[Assignment]:
+    """The generator (`generator/`, `generator_predictions/`) and `discriminator_predictions/{dense,dense_1}`."""
+    yield from google_electra_encoder_weights(model.generator, "generator/", embeddings=False)
+    yield from weights.masked_lm_head(model.get_layer("generator_head"), "generator_predictions/dense",
+                                      "generator_predictions/LayerNorm", "generator_predictions/output_bias",
+                                      weights.TENSORFLOW)
+    head = model.get_layer("discriminator_head")
+    yield from weights.dense(head.dense, "discriminator_predictions/dense", weights.TENSORFLOW)
+    yield from weights.dense(head.prediction, "discriminator_predictions/dense_1", weights.TENSORFLOW)
+
+
+def read_keras_hub_electra_config(backbone: Mapping[str, Any]) -> EncoderConfig:
+    """`ElectraBackbone`'s arguments; unlike Google's ELECTRA it has a tanh pooler and the tanh GELU."""
+    return EncoderConfig(**read_keras_hub_fields(backbone, vocabulary_key="vocab_size"),
+                         embedding_size=backbone["embedding_dim"], pooler=True)
+
+
+def write_keras_hub_electra_config(encoder: EncoderConfig) -> dict[str, Any]:
+    if encoder.sharing != "none" or not encoder.pooler:
+        raise ValueError("keras-hub ElectraBackbone has no layer sharing and has a pooler")
+    return {**write_keras_hub_fields(encoder, "ElectraBackbone", vocabulary_key="vocab_size"),
+            "embedding_dim": encoder.embedding_size}
+
+
+def keras_hub_electra_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:
+    """Every variable of keras-hub's `ElectraBackbone` (`embeddings_projection` when E != H)."""
+    if embeddings:
+        yield from keras_hub_embedding_weights(encoder, prefix)
+    if encoder.config.embedding_size != encoder.config.hidden_size:
+        yield from weights.dense(encoder.get_layer("embedding_projection"), f"{prefix}embeddings_projection",
+                                 weights.KERAS_HUB)
+    yield from keras_hub_layer_weights(encoder, prefix)
+    yield from keras_hub_pooler_weights(encoder, prefix)
+
+
 SPEC = register(ArchitectureSpec(
     name="electra",
     summary="ELECTRA: generator masked-LM + discriminator replaced-token detection, WordPiece",
@@ -92,5 +226,22 @@ SPEC = register(ArchitectureSpec(
         no_heads="an ELECTRA checkpoint holds either the generator or the discriminator; load both into one "
                  "pretraining model with load_electra(discriminator_folder, generator_folder), or pass heads=False",
         ignored_suffixes=("generator_lm_head.weight",),
+    ), "tf1": TF1Format(
+        marker="electra/encoder/layer_0/attention/self/query/kernel",
+        prefix="electra/",
+        config_file="hparams.json",
+        read_config=read_google_electra_config,
+        write_config=write_google_electra_config,
+        encoder_weights=google_electra_encoder_weights,
+        head_weights=google_electra_head_weights,
+        config_from_shapes=electra_hparams_from_shapes,
+        read_generator=read_google_electra_generator,
+        lowercase=True,
+        head_scopes=("generator/", "generator_predictions/", "discriminator_predictions/"),
+    ), "keras_hub": KerasHubFormat(
+        backbone_class="ElectraBackbone",
+        read_config=read_keras_hub_electra_config,
+        write_config=write_keras_hub_electra_config,
+        encoder_weights=keras_hub_electra_encoder_weights,
     )},
 ))

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from tfbert.architectures.bert import bert_layout, build_mlm_pretraining_model, read_bert_fields
+import numpy as np
+
+from tfbert.architectures.bert import (bert_layout, build_mlm_pretraining_model, keras_hub_layer_weights,
+                                       read_bert_fields, read_keras_hub_fields, write_keras_hub_fields)
 from tfbert.architectures.registry import register
-from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe
+from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, KerasHubFormat
 from tfbert.config import EncoderConfig
 from tfbert.convert import weights
+
+# RoBERTa's embedding layout, also XLM-R's: one type row, padding id 1, positions from pad_id + 1.
+ROBERTA_ENCODER_DEFAULTS = {"type_vocab_size": 1, "pad_id": 1, "position_offset": 2}
 
 
 def read_roberta_config(hf: Mapping[str, Any]) -> EncoderConfig:
@@ -26,13 +32,70 @@ def roberta_head_weights(model) -> Iterator[Assignment]:
                                       "lm_head.bias")
 
 
+# keras-hub's RoBERTa-style backbones: LayerNorm epsilon 1e-5, exact GELU, positions from 0 for every token.
+KERAS_HUB_ROBERTA_EPSILON = 1e-5
+
+
+def read_keras_hub_roberta_config(backbone: Mapping[str, Any]) -> EncoderConfig:
+    """`RobertaBackbone`'s (and `XLMRobertaBackbone`'s) arguments as a RoBERTa encoder without a pooler.
+
+    keras-hub numbers positions from 0 and keeps no padding rows; tfbert's RoBERTa numbers real
+    tokens from `position_offset` (2), so its table is keras-hub's with two rows in front: the same
+    outputs on right-padded batches, and a table laid out as in fairseq and Hugging Face.
+    """
+    fields = read_keras_hub_fields(backbone)
+    fields.update(activation="gelu", layer_norm_epsilon=KERAS_HUB_ROBERTA_EPSILON, pooler=False,
+                  max_positions=fields["max_positions"] + ROBERTA_ENCODER_DEFAULTS["position_offset"],
+                  **ROBERTA_ENCODER_DEFAULTS)
+    return EncoderConfig(**fields)
+
+
+def write_keras_hub_roberta_config(encoder: EncoderConfig) -> dict[str, Any]:
+    layout = {name: getattr(encoder, name) for name in ROBERTA_ENCODER_DEFAULTS}
+    if layout != ROBERTA_ENCODER_DEFAULTS or encoder.sharing != "none" or encoder.embedding_size != encoder.hidden_size:
+        raise ValueError(f"keras-hub RobertaBackbone is RoBERTa's layout ({ROBERTA_ENCODER_DEFAULTS}), without "
+                         f"sharing or factorized embeddings; got {layout}")
+    arguments = write_keras_hub_fields(encoder, "RobertaBackbone", "gelu", KERAS_HUB_ROBERTA_EPSILON)
+    del arguments["num_segments"]
+    arguments["max_sequence_length"] -= ROBERTA_ENCODER_DEFAULTS["position_offset"]
+    return arguments
+
+
+def with_padding_rows(table: np.ndarray) -> np.ndarray:
+    """keras-hub's position table with `position_offset` zero rows in front (see `read_keras_hub_roberta_config`)."""
+    rows = np.zeros((ROBERTA_ENCODER_DEFAULTS["position_offset"], table.shape[1]), dtype=table.dtype)
+    return np.concatenate([rows, table])
+
+
+def keras_hub_roberta_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:
+    """Every variable of keras-hub's `RobertaBackbone`; its one segment row is zero (keras-hub has none)."""
+    if embeddings:
+        layer = encoder.get_layer("embeddings")
+        yield from weights.tensor(layer.token_embedding.embeddings, f"{prefix}embeddings/token_embedding/embeddings")
+        yield from weights.tensor(layer.position_embedding.embeddings,
+                                  f"{prefix}embeddings/position_embedding/embeddings", with_padding_rows)
+        yield from weights.zeros(layer.segment_embedding.embeddings)
+        yield from weights.layer_norm(layer.layer_norm, f"{prefix}embeddings_layer_norm", weights.KERAS_HUB)
+    yield from keras_hub_layer_weights(encoder, prefix)
+
+
+def keras_hub_roberta_format(backbone_class: str, tokenizer_ids_match: bool = True) -> KerasHubFormat:
+    """RoBERTa's keras-hub layout under `backbone_class` (`RobertaBackbone`, `XLMRobertaBackbone`)."""
+    return KerasHubFormat(
+        backbone_class=backbone_class,
+        read_config=read_keras_hub_roberta_config,
+        write_config=write_keras_hub_roberta_config,
+        encoder_weights=keras_hub_roberta_encoder_weights,
+        tokenizer_ids_match=tokenizer_ids_match,
+    )
+
+
 SPEC = register(ArchitectureSpec(
     name="roberta",
     summary="RoBERTa: masked-LM on full sentences, no NSP, byte-level BPE",
     tokenizer="byte_bpe",
     packing_style="roberta",
-    # One type row, padding id 1, positions from pad_id + 1.
-    encoder_defaults={"type_vocab_size": 1, "pad_id": 1, "position_offset": 2},
+    encoder_defaults=ROBERTA_ENCODER_DEFAULTS,
     objectives=("mlm",),
     default_objectives=("mlm",),
     examples=ExampleRecipe("full_sentences"),
@@ -40,5 +103,6 @@ SPEC = register(ArchitectureSpec(
     pretraining_models=("PretrainingModel",),
     optimizer="roberta",
     export_tasks=("fill_mask",),
-    formats={"huggingface": bert_layout("roberta", "roberta", read_roberta_config, roberta_head_weights)},
+    formats={"huggingface": bert_layout("roberta", "roberta", read_roberta_config, roberta_head_weights),
+             "keras_hub": keras_hub_roberta_format("RobertaBackbone")},
 ))

@@ -206,3 +206,74 @@ class ArchitectureSpec:
             raise ValueError(f"architecture {self.name!r} has no {name} checkpoint format; it has "
                              f"{', '.join(self.formats) or 'none'}")
         return self.formats[name]
+
+
+@dataclasses.dataclass(frozen=True)
+class TF1Format:
+    """A family's checkpoints from Google's original TensorFlow 1 code (google-research/bert, albert, electra).
+
+    `tfbert.convert.tf1` reads them with `tf.train.load_checkpoint` and finds the family whose
+    `marker` variable the checkpoint holds; the names are those of the original `modeling.py`
+    and `run_pretraining.py`.
+
+    Attributes:
+        marker: a variable only this family's checkpoints hold (`bert/encoder/layer_0/attention/self/query/kernel`).
+        prefix: the encoder's variable scope (`bert/`, `electra/`).
+        config_file: the release's JSON config beside the checkpoint (`bert_config.json`).
+        read_config / write_config: that JSON (a mapping) to `EncoderConfig` and back; `write_config`
+            raises `ValueError` for what the original code cannot hold.
+        encoder_weights: `(encoder, prefix, embeddings) -> assignments` in the original names.
+        head_weights: `(pretraining_model) -> assignments` of everything besides the encoder: the heads
+            and, for ELECTRA, the generator.
+        config_from_shapes: `(variable shapes) -> config mapping` where the release may come without
+            `config_file` (ELECTRA's sizes follow from its shapes); None where the file is required.
+        read_generator: `(config mapping) -> EncoderConfig` of ELECTRA's generator, or None when the
+            checkpoint has none; None for families without one.
+        lowercase: whether the release's tokenizer lower-cases; None where the folder name says
+            (`uncased_L-12_H-768_A-12`) or the user must.
+        head_scopes: variable scopes outside the encoder, not reported as unused when converting
+            the encoder alone.
+
+    Example:
+        >>> architectures.get("bert").format("tf1").config_file
+        'bert_config.json'
+    """
+
+    marker: str
+    prefix: str
+    config_file: str
+    read_config: Callable[[Mapping[str, Any]], "EncoderConfig"]
+    write_config: Callable[["EncoderConfig"], dict[str, Any]]
+    encoder_weights: Callable[..., Iterable[Assignment]]
+    head_weights: Callable[[Any], Iterable[Assignment]]
+    config_from_shapes: Callable[[Mapping[str, tuple[int, ...]]], Mapping[str, Any]] | None = None
+    read_generator: Callable[[Mapping[str, Any]], "EncoderConfig | None"] | None = None
+    lowercase: bool | None = None
+    head_scopes: tuple[str, ...] = ("cls/",)
+
+
+@dataclasses.dataclass(frozen=True)
+class KerasHubFormat:
+    """A family's keras-hub backbone presets (`save_to_preset`: `config.json`, `model.weights.h5`, assets).
+
+    `tfbert.convert.keras_hub` loads the backbone with keras-hub and copies its variables by path
+    (`transformer_layer_0/self_attention_layer/query/kernel`).
+
+    Attributes:
+        backbone_class: the `class_name` in the preset's `config.json` (`BertBackbone`).
+        read_config / write_config: the backbone's constructor arguments to `EncoderConfig` and back;
+            both raise `ValueError` for what the other side cannot hold.
+        encoder_weights: `(encoder, prefix, embeddings) -> assignments` in keras-hub variable paths.
+        tokenizer_ids_match: whether tfbert's tokenizer of the family's kind, made from the preset's
+            vocabulary files, gives keras-hub's ids (XLM-R's shifts SentencePiece ids, as fairseq did).
+
+    Example:
+        >>> architectures.get("albert").format("keras_hub").backbone_class
+        'AlbertBackbone'
+    """
+
+    backbone_class: str
+    read_config: Callable[[Mapping[str, Any]], "EncoderConfig"]
+    write_config: Callable[["EncoderConfig"], dict[str, Any]]
+    encoder_weights: Callable[..., Iterable[Assignment]]
+    tokenizer_ids_match: bool = True

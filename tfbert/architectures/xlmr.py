@@ -26,5 +26,7 @@ SPEC = register(dataclasses.replace(
     pretraining_model=build_xlmr_pretraining_model,
     pretraining_models=("XLMRobertaPretrainingModel",),
     formats={"huggingface": bert_layout("xlm-roberta", "roberta", roberta.read_roberta_config,
-                                        roberta.roberta_head_weights)},
+                                        roberta.roberta_head_weights),
+             # keras-hub's XLMRobertaTokenizer shifts SentencePiece ids by one, as fairseq did.
+             "keras_hub": roberta.keras_hub_roberta_format("XLMRobertaBackbone", tokenizer_ids_match=False)},
 ))

@@ -1,4 +1,4 @@
-"""`tfbert convert`: a checkpoint from another library into a tfbert `.keras` file."""
+"""`tfbert convert`: a checkpoint from another library into a tfbert `.keras` file (and its tokenizer)."""
 
 from __future__ import annotations
 
@@ -9,34 +9,87 @@ from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
-def run(args: argparse.Namespace) -> None:
-    """Loads the checkpoint (with its heads on `--heads`) and saves the model to `--output`."""
-    import_tensorflow_quietly()
+def _from_huggingface(args: argparse.Namespace):
     from tfbert.convert.huggingface import load_huggingface
+
+    return load_huggingface(args.checkpoint, heads=args.heads), None
+
+
+def _from_tf1(args: argparse.Namespace):
+    from tfbert.convert.tf1 import read_release, release_tokenizer
+
+    release = read_release(args.checkpoint)
+    tokenizer = release_tokenizer(release, args.lowercase)
+    return release.build_model(heads=args.heads), tokenizer
+
+
+def _from_keras_hub(args: argparse.Namespace):
+    from tfbert.convert.keras_hub import preset_tokenizer, read_preset
+
+    if args.heads:
+        raise CommandError("keras-hub presets hold a backbone without heads; convert without --heads")
+    preset = read_preset(args.checkpoint)
+    return preset.build_encoder(), preset_tokenizer(preset)
+
+
+# Each source: how to read it into (model, tokenizer or None).
+SOURCES = {"huggingface": _from_huggingface, "tf1": _from_tf1, "keras-hub": _from_keras_hub}
+
+
+def run(args: argparse.Namespace) -> None:
+    """Reads the checkpoint (with its heads on `--heads`), then writes the model and its tokenizer, each complete."""
+    import_tensorflow_quietly()
+    from tfbert.convert.writing import save_converted
 
     if not args.output.endswith(".keras"):
         raise CommandError(f"--output {args.output!r} must end with .keras")
+    if args.lowercase is not None and args.source != "tf1":
+        raise CommandError("--cased and --uncased apply to tf1 checkpoints; the other sources record their casing")
     try:
-        model = load_huggingface(args.checkpoint, heads=args.heads)
-    except (FileNotFoundError, ValueError, ImportError) as error:
+        model, tokenizer = SOURCES[args.source](args)
+        tokenizer_folder = save_converted(model, args.output, tokenizer)
+    except (OSError, ValueError, ImportError) as error:
         raise CommandError(str(error)) from None
-    model.save(args.output)
     print(f"wrote {args.output}: {type(model).__name__} with {model.count_params():,} parameters")
+    if tokenizer_folder is not None:
+        print(f"wrote {tokenizer_folder}: {type(tokenizer).__name__} with {tokenizer.vocabulary_size():,} tokens")
+    elif args.source == "keras-hub":
+        print("no tokenizer written: the preset has no tokenizer assets whose ids tfbert's tokenizers reproduce "
+              "(XLM-R's are shifted as in fairseq); give finetune and export a --tokenizer")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `convert` subcommand to `tfbert`'s subparsers."""
     from tfbert import architectures
 
+    def families(format_name: str) -> str:
+        return ", ".join(name for name in architectures.names() if format_name in architectures.get(name).formats)
+
     parser = add_command(
-        commands, "convert", "convert a checkpoint from another library into a .keras file",
-        f"Convert a Hugging Face checkpoint folder (config.json and model.safetensors or pytorch_model.bin; "
-        f"model_type {', '.join(architectures.model_types('huggingface'))}) into a tfbert .keras file with the same outputs.",
+        commands, "convert", "convert a Hugging Face, Google TF1 or keras-hub checkpoint into a .keras file",
+        f"Convert a checkpoint into a tfbert .keras file with the same outputs. huggingface: a folder with "
+        f"config.json and model.safetensors or pytorch_model.bin (model_type "
+        f"{', '.join(architectures.model_types('huggingface'))}). tf1: a release folder of Google's original code "
+        f"({families('tf1')}: bert_config.json or albert_config.json, the checkpoint, vocab.txt or *.model); "
+        f"its tokenizer is written to tokenizer/ beside the .keras file. keras-hub: a folder written by "
+        f"save_to_preset ({families('keras_hub')} backbones), with its tokenizer where tfbert's gives the same ids. "
+        f"OUT and tokenizer/ appear only when complete.",
         "  tfbert convert huggingface all-MiniLM-L6-v2/ -o minilm.keras\n"
-        "  tfbert convert huggingface bert-base-uncased/ -o bert.keras --heads   # keep the MLM and NSP heads\n")
-    parser.add_argument("source", choices=["huggingface"], help="the checkpoint's library")
-    parser.add_argument("checkpoint", help="folder with config.json and model.safetensors or pytorch_model.bin")
+        "  tfbert convert huggingface bert-base-uncased/ -o bert.keras --heads   # keep the MLM and NSP heads\n"
+        "  tfbert convert tf1 uncased_L-12_H-768_A-12/ -o bert/model.keras      # + bert/tokenizer/\n"
+        "  tfbert convert tf1 albert_base/ -o albert/model.keras --heads         # MLM + SOP\n"
+        "  tfbert convert tf1 electra_small/ -o electra/model.keras --heads      # generator + discriminator\n"
+        "  tfbert convert tf1 my_bert_run/ -o mine/model.keras --cased          # the folder name says no casing\n"
+        "  tfbert convert keras-hub bert_base_en_uncased/ -o kh_bert/model.keras\n")
+    parser.add_argument("source", choices=list(SOURCES), help="the checkpoint's origin")
+    parser.add_argument("checkpoint", help="the checkpoint folder")
     parser.add_argument("-o", "--output", required=True, help="the .keras file to write")
-    parser.add_argument("--heads", action="store_true", help="keep the pretraining heads (MLM and NSP/SOP)")
+    parser.add_argument("--heads", action="store_true",
+                        help="keep the pretraining heads (MLM and NSP/SOP; ELECTRA's generator and discriminator)")
+    casing = parser.add_mutually_exclusive_group()
+    casing.add_argument("--cased", dest="lowercase", action="store_false", default=None,
+                        help="tf1: the vocabulary is cased (do not lower-case the input)")
+    casing.add_argument("--uncased", dest="lowercase", action="store_true",
+                        help="tf1: lower-case the input (Google's uncased_ models, ALBERT, ELECTRA)")
     parser.set_defaults(run=run)
     return parser

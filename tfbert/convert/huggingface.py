@@ -33,6 +33,7 @@ import numpy as np
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec, HuggingFaceFormat, electra
 from tfbert.architectures.spec import Assignment
+from tfbert.convert import weights
 from tfbert.config import ModelConfig
 from tfbert.models.electra import ElectraPretrainingModel
 from tfbert.models.encoder import Encoder
@@ -86,11 +87,16 @@ def read_state_dict(folder: str | Path) -> dict[str, np.ndarray]:
             f"no weights in {str(folder)!r}: expected model.safetensors, model.safetensors.index.json "
             "or pytorch_model.bin"
         )
+    from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
     state: dict[str, np.ndarray] = {}
     for file in files:
-        for name, array in load_file(str(file)).items():
+        try:
+            tensors = load_file(str(file))
+        except (SafetensorError, OSError) as error:
+            raise ValueError(f"{file} is not a readable safetensors file: {error}") from None
+        for name, array in tensors.items():
             state[name] = array.astype(np.float32) if array.dtype.kind == "f" else array
     return state
 
@@ -140,30 +146,11 @@ def _with_legacy_names(state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return renamed
 
 
-def _copy_weights(assignments, state: Mapping[str, np.ndarray], prefix: str) -> set[str]:
+def _copy_weights(assignments, state: Mapping[str, np.ndarray], prefix: str, folder: Path | None = None) -> set[str]:
     """Assigns every (variable, names, fn) from `state`; returns the names used. See `load_state_dict`."""
-    used: set[str] = set()
-    missing: list[str] = []
-    initialised: list[str] = []
-    for variable, names, fn in assignments:
-        absent = [name for name in names if name not in state]
-        if absent:
-            (initialised if names[0].startswith(f"{prefix}pooler") else missing).extend(absent)
-            continue
-        value = fn(*(state[name] for name in names))
-        if tuple(value.shape) != tuple(variable.shape):
-            raise ValueError(
-                f"checkpoint tensor(s) {', '.join(names)} give shape {tuple(value.shape)} but tfbert weight "
-                f"{variable.path} has shape {tuple(variable.shape)}; does config.json match the weights?"
-            )
-        variable.assign(value)
-        used.update(names)
-    if missing:
-        raise ValueError(f"checkpoint is missing {len(missing)} tensor(s) the model needs: {', '.join(missing[:10])}")
-    if initialised:
-        warnings.warn(f"checkpoint has no pooler ({', '.join(initialised)}); the pooler keeps its initial weights",
-                      stacklevel=3)
-    return used
+    source, config = ("checkpoint", "config.json") if folder is None else (f"checkpoint {folder}", folder / "config.json")
+    return weights.copy_weights(assignments, state, source, str(config),
+                                is_pooler=lambda name: name.startswith(f"{prefix}pooler"))
 
 
 def _unused(state: Mapping[str, np.ndarray], used: set[str], architecture: str) -> list[str]:
@@ -171,17 +158,18 @@ def _unused(state: Mapping[str, np.ndarray], used: set[str], architecture: str) 
     return sorted(name for name in state if name not in used and not name.endswith(ignored))
 
 
-def load_state_dict(model: keras.Model, state: Mapping[str, np.ndarray], architecture: str) -> list[str]:
+def load_state_dict(model: keras.Model, state: Mapping[str, np.ndarray], architecture: str,
+                    folder: Path | None = None) -> list[str]:
     """Copies a Hugging Face state dict into `model`; returns the checkpoint names it did not use.
 
     `model` is an `Encoder` or `architecture`'s pretraining model. Raises `ValueError` naming
-    every missing tensor, or a tensor whose shape does not fit the tfbert weight. The pooler
-    alone may be absent (RoBERTa's masked-LM checkpoints have none): it then keeps its initial
-    weights, with a warning.
+    every missing tensor, or a tensor whose shape does not fit the tfbert weight (and `folder`,
+    the checkpoint's, when given). The pooler alone may be absent (RoBERTa's masked-LM
+    checkpoints have none): it then keeps its initial weights, with a warning.
     """
     state = _with_legacy_names(dict(state))
     prefix = _prefix(state, architecture)
-    return _unused(state, _copy_weights(_assignments(model, architecture, prefix), state, prefix), architecture)
+    return _unused(state, _copy_weights(_assignments(model, architecture, prefix), state, prefix, folder), architecture)
 
 
 def _read_config(folder: Path) -> dict[str, Any]:
@@ -190,8 +178,19 @@ def _read_config(folder: Path) -> dict[str, Any]:
         raise FileNotFoundError(f"{str(config_file)!r} does not exist: a Hugging Face checkpoint folder needs config.json")
     try:
         return json.loads(config_file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{str(config_file)!r} is not valid JSON: {error}") from None
+
+
+def _read_model_config(folder: Path) -> tuple[dict[str, Any], ModelConfig]:
+    """`config.json` of `folder` and its tfbert config; `ValueError` naming the file and the field at fault."""
+    hf_config = _read_config(folder)
+    try:
+        return hf_config, config_from_huggingface(hf_config)
+    except KeyError as error:
+        raise ValueError(f"{folder / 'config.json'}: required field {error} is missing") from None
+    except (AttributeError, TypeError, ValueError) as error:
+        raise ValueError(f"{folder / 'config.json'}: {error}") from None
 
 
 def _model_with_heads(spec: ArchitectureSpec, config: ModelConfig, hf_config: Mapping[str, Any],
@@ -222,12 +221,11 @@ def load_huggingface(folder: str | Path, heads: bool = False, dtype: str | None 
         22713216
     """
     folder = Path(folder)
-    hf_config = _read_config(folder)
-    config = config_from_huggingface(hf_config)
+    hf_config, config = _read_model_config(folder)
     spec = architectures.get(config.architecture)
     model = (_model_with_heads(spec, config, hf_config, dtype) if heads
              else Encoder(config.encoder, dtype=dtype, name="encoder"))
-    unused = load_state_dict(model, read_state_dict(folder), config.architecture)
+    unused = load_state_dict(model, read_state_dict(folder), config.architecture, folder)
     if unused:
         warnings.warn(f"{folder}: {len(unused)} checkpoint tensor(s) not used: {', '.join(unused[:10])}", stacklevel=2)
     return model
@@ -254,7 +252,7 @@ def load_electra(
     folders = {"discriminator": Path(discriminator), "generator": Path(generator)}
     configs = {}
     for role, folder in folders.items():
-        configs[role] = config_from_huggingface(_read_config(folder))
+        configs[role] = _read_model_config(folder)[1]
         if configs[role].architecture != electra.SPEC.name:
             raise ValueError(f"{role} checkpoint {str(folder)!r} is {configs[role].architecture!r}, not ELECTRA")
     config = ModelConfig(
@@ -278,7 +276,7 @@ def _load_discriminator(model: ElectraPretrainingModel, folder: Path) -> list[st
     prefix = _prefix(state, electra.SPEC.name)
     assignments = [*electra.electra_encoder_weights(model.discriminator, prefix),
                    *electra.discriminator_head_weights(model)]
-    return _unused(state, _copy_weights(assignments, state, prefix), electra.SPEC.name)
+    return _unused(state, _copy_weights(assignments, state, prefix, folder), electra.SPEC.name)
 
 
 def _load_generator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
@@ -287,7 +285,7 @@ def _load_generator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
     prefix = _prefix(state, electra.SPEC.name)
     assignments = [*electra.electra_encoder_weights(model.generator, prefix, embeddings=False),
                    *electra.generator_head_weights(model)]
-    used = _copy_weights(assignments, state, prefix)
+    used = _copy_weights(assignments, state, prefix, folder)
     differing = []
     for variable, names, fn in electra.embedding_weights(model.generator, prefix):
         if all(name in state for name in names):

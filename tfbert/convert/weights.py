@@ -2,18 +2,24 @@
 
 Each helper yields assignments `(tfbert variable, checkpoint names, function of those arrays)`;
 a family's weight-name map (in `tfbert/architectures/<family>.py`) is a chain of them, and the
-converters copy every assignment from a state dict. PyTorch stores dense kernels as
-`[out, in]`, Keras as `[in, out]`, hence the transposes. Only NumPy is imported here.
+converters copy every assignment from a mapping of checkpoint names to arrays (`copy_weights`).
+A `Layout` says how one format names and stores a dense layer and a LayerNorm: PyTorch stores
+dense kernels as `[out, in]` (`name.weight`, transposed here), TensorFlow as `[in, out]`
+(`name/kernel`, LayerNorm `gamma`/`beta`), keras-hub's attention projections with a heads axis
+(`[in, heads, size]`, `[heads, size, out]`). Only NumPy is imported here.
 
 Example:
     >>> list(dense(encoder.get_layer("pooler"), "bert.pooler.dense"))
     [(<kernel>, ('bert.pooler.dense.weight',), transpose), (<bias>, ('bert.pooler.dense.bias',), identity)]
+    >>> list(dense(encoder.get_layer("pooler"), "bert/pooler/dense", TENSORFLOW))
+    [(<kernel>, ('bert/pooler/dense/kernel',), identity), (<bias>, ('bert/pooler/dense/bias',), identity)]
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Iterator
+import warnings
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -29,39 +35,102 @@ def transpose(array: np.ndarray) -> np.ndarray:
     return array.T
 
 
+def merge_trailing_axes(array: np.ndarray) -> np.ndarray:
+    """`[in, heads, size]` (a keras-hub query/key/value kernel) as `[in, heads * size]`; 2-D arrays as they are."""
+    return array.reshape(array.shape[0], -1)
+
+
+def merge_leading_axes(array: np.ndarray) -> np.ndarray:
+    """`[heads, size, out]` (a keras-hub attention output kernel) as `[heads * size, out]`; 2-D arrays as they are."""
+    return array.reshape(-1, array.shape[-1])
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """How a checkpoint format names and stores a dense layer and a LayerNorm.
+
+    Attributes:
+        separator: between a scope and a parameter name (`.` in PyTorch, `/` in TensorFlow).
+        kernel, gamma, beta: the parameter names of a dense kernel and a LayerNorm's scale and offset
+            (a dense bias is `bias` everywhere).
+        kernel_fn: a stored dense kernel as Keras's `[in, out]` matrix.
+        output_kernel_fn: the same for an attention output projection (whose input axis keras-hub
+            splits into heads).
+
+    Example:
+        >>> TENSORFLOW.name("bert/pooler/dense", TENSORFLOW.kernel)
+        'bert/pooler/dense/kernel'
+    """
+
+    separator: str
+    kernel: str
+    gamma: str
+    beta: str
+    kernel_fn: Callable[[np.ndarray], np.ndarray]
+    output_kernel_fn: Callable[[np.ndarray], np.ndarray]
+
+    def name(self, scope: str, parameter: str) -> str:
+        return f"{scope}{self.separator}{parameter}"
+
+    def fuse_kernels(self, *kernels: np.ndarray) -> np.ndarray:
+        """Separate query, key and value kernels as tfbert's one `[in, 3 * out]`."""
+        return np.concatenate([self.kernel_fn(kernel) for kernel in kernels], axis=1)
+
+
+# Hugging Face `transformers` state dicts: `name.weight` [out, in], `name.bias`, LayerNorm `weight`/`bias`.
+PYTORCH = Layout(".", "weight", "weight", "bias", transpose, transpose)
+# TensorFlow 1 checkpoints (Google's BERT, ALBERT, ELECTRA): `name/kernel` [in, out], LayerNorm `gamma`/`beta`.
+TENSORFLOW = Layout("/", "kernel", "gamma", "beta", identity, identity)
+# keras-hub backbones' variable paths: as TensorFlow's, with per-head attention kernels.
+KERAS_HUB = Layout("/", "kernel", "gamma", "beta", merge_trailing_axes, merge_leading_axes)
+
+
 def fuse_kernels(*kernels: np.ndarray) -> np.ndarray:
     """PyTorch's separate `[out, in]` query, key and value kernels as tfbert's one `[in, 3 * out]`."""
-    return np.concatenate([kernel.T for kernel in kernels], axis=1)
+    return PYTORCH.fuse_kernels(*kernels)
 
 
 def fuse_biases(*biases: np.ndarray) -> np.ndarray:
-    return np.concatenate(biases, axis=0)
+    """Query, key and value biases (flat, or keras-hub's `[heads, size]`) as one `[3 * out]`."""
+    return np.concatenate([bias.reshape(-1) for bias in biases], axis=0)
 
 
-def tensor(variable: Any, name: str) -> Iterator[Assignment]:
-    """One variable copied as is (embedding tables, output biases)."""
-    yield variable, (name,), identity
+def tensor(variable: Any, name: str, fn: Callable[[np.ndarray], np.ndarray] = identity) -> Iterator[Assignment]:
+    """One variable copied as is (embedding tables, output biases), or through `fn`."""
+    yield variable, (name,), fn
 
 
-def dense(layer: Any, name: str) -> Iterator[Assignment]:
-    """A Keras `Dense` from `name.weight` (transposed) and `name.bias`."""
+def zeros(variable: Any) -> Iterator[Assignment]:
+    """A variable the checkpoint has no tensor for and that must be zero (a segment table a format lacks)."""
+    yield variable, (), lambda: np.zeros(tuple(variable.shape), dtype=np.float32)
+
+
+def dense(layer: Any, name: str, layout: Layout = PYTORCH, kernel_fn: Callable | None = None) -> Iterator[Assignment]:
+    """A Keras `Dense` from `name`'s kernel (as `layout` stores it, or through `kernel_fn`) and bias."""
     kernel, bias = layer.weights
-    yield kernel, (f"{name}.weight",), transpose
-    yield bias, (f"{name}.bias",), identity
+    yield kernel, (layout.name(name, layout.kernel),), kernel_fn or layout.kernel_fn
+    yield bias, (layout.name(name, "bias"),), identity
 
 
-def layer_norm(layer: Any, name: str) -> Iterator[Assignment]:
-    """A Keras `LayerNormalization` from `name.weight` (gamma) and `name.bias` (beta)."""
+def classifier(layer: Any, weights: str, bias: str) -> Iterator[Assignment]:
+    """A Keras `Dense` from a TF1 `output_weights` matrix `[classes, in]` and `output_bias` (BERT's NSP head)."""
+    kernel, offset = layer.weights
+    yield kernel, (weights,), transpose
+    yield offset, (bias,), identity
+
+
+def layer_norm(layer: Any, name: str, layout: Layout = PYTORCH) -> Iterator[Assignment]:
+    """A Keras `LayerNormalization` from `name`'s scale (gamma) and offset (beta)."""
     gamma, beta = layer.weights
-    yield gamma, (f"{name}.weight",), identity
-    yield beta, (f"{name}.bias",), identity
+    yield gamma, (layout.name(name, layout.gamma),), identity
+    yield beta, (layout.name(name, layout.beta),), identity
 
 
-def fused_qkv(layer: Any, names: tuple[str, str, str]) -> Iterator[Assignment]:
+def fused_qkv(layer: Any, names: tuple[str, str, str], layout: Layout = PYTORCH) -> Iterator[Assignment]:
     """tfbert's fused `query_key_value` Dense from three separate query, key and value projections."""
     kernel, bias = layer.weights
-    yield kernel, tuple(f"{name}.weight" for name in names), fuse_kernels
-    yield bias, tuple(f"{name}.bias" for name in names), fuse_biases
+    yield kernel, tuple(layout.name(name, layout.kernel) for name in names), layout.fuse_kernels
+    yield bias, tuple(layout.name(name, "bias") for name in names), fuse_biases
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,6 +140,8 @@ class BlockNames:
     Example:
         >>> BlockNames.bert("bert.encoder.layer.0.").query
         'bert.encoder.layer.0.attention.self.query'
+        >>> BlockNames.bert("bert/encoder/layer_0/", "/").output_norm
+        'bert/encoder/layer_0/output/LayerNorm'
     """
 
     query: str
@@ -83,25 +154,65 @@ class BlockNames:
     output_norm: str
 
     @classmethod
-    def bert(cls, base: str) -> "BlockNames":
-        """Hugging Face BERT's names under `base` (`bert.encoder.layer.3.`), shared by most families."""
-        return cls(f"{base}attention.self.query", f"{base}attention.self.key", f"{base}attention.self.value",
-                   f"{base}attention.output.dense", f"{base}attention.output.LayerNorm",
-                   f"{base}intermediate.dense", f"{base}output.dense", f"{base}output.LayerNorm")
+    def bert(cls, base: str, separator: str = ".") -> "BlockNames":
+        """BERT's names under `base` (`bert.encoder.layer.3.`; with `/`, Google's `bert/encoder/layer_3/`),
+        shared by most families."""
+        def name(*parts: str) -> str:
+            return base + separator.join(parts)
+
+        return cls(name("attention", "self", "query"), name("attention", "self", "key"),
+                   name("attention", "self", "value"), name("attention", "output", "dense"),
+                   name("attention", "output", "LayerNorm"), name("intermediate", "dense"),
+                   name("output", "dense"), name("output", "LayerNorm"))
 
 
-def block(attention: Any, feed_forward: Any, names: BlockNames) -> Iterator[Assignment]:
+def block(attention: Any, feed_forward: Any, names: BlockNames, layout: Layout = PYTORCH) -> Iterator[Assignment]:
     """Every weight of a tfbert attention + feed-forward block (`Encoder.block(layer)`) under `names`."""
-    yield from fused_qkv(attention.query_key_value, (names.query, names.key, names.value))
-    yield from dense(attention.output_dense, names.attention_output)
-    yield from layer_norm(attention.layer_norm, names.attention_norm)
-    yield from dense(feed_forward.intermediate, names.intermediate)
-    yield from dense(feed_forward.output_dense, names.output)
-    yield from layer_norm(feed_forward.layer_norm, names.output_norm)
+    yield from fused_qkv(attention.query_key_value, (names.query, names.key, names.value), layout)
+    yield from dense(attention.output_dense, names.attention_output, layout, layout.output_kernel_fn)
+    yield from layer_norm(attention.layer_norm, names.attention_norm, layout)
+    yield from dense(feed_forward.intermediate, names.intermediate, layout)
+    yield from dense(feed_forward.output_dense, names.output, layout)
+    yield from layer_norm(feed_forward.layer_norm, names.output_norm, layout)
 
 
-def masked_lm_head(head: Any, transform: str, norm: str, bias: str) -> Iterator[Assignment]:
+def masked_lm_head(head: Any, transform: str, norm: str, bias: str, layout: Layout = PYTORCH) -> Iterator[Assignment]:
     """A `MaskedLMHead`: its dense transform, LayerNorm and output bias (the decoder is the tied table)."""
-    yield from dense(head.transform, transform)
-    yield from layer_norm(head.layer_norm, norm)
+    yield from dense(head.transform, transform, layout)
+    yield from layer_norm(head.layer_norm, norm, layout)
     yield from tensor(head.output_bias, bias)
+
+
+def copy_weights(assignments: Iterable[Assignment], tensors: Mapping[str, np.ndarray], source: str,
+                 config: str = "the config", is_pooler: Callable[[str], bool] = lambda name: False) -> set[str]:
+    """Assigns every `(variable, names, fn)` from `tensors`; returns the checkpoint names it used.
+
+    Raises `ValueError` naming every missing tensor, or a tensor whose shape does not fit its
+    tfbert weight (`source` names the checkpoint, `config` the file the shapes came from). A
+    pooler (`is_pooler(first name)`) may be absent: it keeps its initial weights, with a warning.
+
+    Example:
+        >>> used = copy_weights(bert.bert_encoder_weights(encoder, ""), state, "checkpoint minilm/", "config.json")
+    """
+    used: set[str] = set()
+    missing: list[str] = []
+    initialised: list[str] = []
+    for variable, names, fn in assignments:
+        absent = [name for name in names if name not in tensors]
+        if absent:
+            (initialised if is_pooler(names[0]) else missing).extend(absent)
+            continue
+        value = np.asarray(fn(*(tensors[name] for name in names)))
+        if tuple(value.shape) != tuple(variable.shape):
+            raise ValueError(
+                f"{source}: tensor(s) {', '.join(names)} give shape {tuple(value.shape)}, but {config} makes tfbert "
+                f"weight {variable.path} {tuple(variable.shape)}; the config does not match the weights"
+            )
+        variable.assign(value)
+        used.update(names)
+    if missing:
+        raise ValueError(f"{source} is missing {len(missing)} tensor(s) the model needs: {', '.join(missing[:10])}")
+    if initialised:
+        warnings.warn(f"{source} has no pooler ({', '.join(initialised)}); the pooler keeps its initial weights",
+                      stacklevel=3)
+    return used

@@ -1,0 +1,67 @@
+"""Write a converted model and its tokenizer so that neither appears half-written.
+
+Each is written under a temporary name in the output's folder and renamed into place when
+complete: first the tokenizer folder (`tokenizer/` beside the `.keras` file, where
+`tfbert.tasks.pretrained.find_pretrained_tokenizer` looks), then the `.keras` file. On any
+failure the temporary files are removed and nothing is left at the output names.
+
+Example:
+    >>> save_converted(model, Path("bert/model.keras"), tokenizer)   # bert/model.keras, bert/tokenizer/
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import keras
+
+TOKENIZER_FOLDER = "tokenizer"
+
+
+def _same_files(left: Path, right: Path) -> bool:
+    comparison = filecmp.dircmp(left, right)
+    if comparison.left_only or comparison.right_only or comparison.funny_files:
+        return False
+    return filecmp.cmpfiles(left, right, comparison.common_files, shallow=False)[0] == sorted(comparison.common_files)
+
+
+def _place_tokenizer(written: Path, target: Path, output: Path) -> None:
+    """Renames the complete tokenizer folder `written` to `target`; an equal one already there is kept."""
+    if target.exists():
+        if not (target.is_dir() and _same_files(written, target)):
+            raise FileExistsError(f"{target} already holds another tokenizer; write {output.name} into a folder of "
+                                  f"its own (e.g. -o NEW_FOLDER/{output.name}) or remove {target}")
+        shutil.rmtree(written)
+        return
+    os.rename(written, target)
+
+
+def save_converted(model: keras.Model, output: str | Path, tokenizer=None) -> Path | None:
+    """Saves `model` to `output` (a `.keras` path) and `tokenizer` to `output`'s folder / `tokenizer`.
+
+    Returns the tokenizer folder (None without a tokenizer). Raises `FileExistsError` when that
+    folder holds a different tokenizer (the model would be paired with the wrong one); nothing
+    is written then. An existing `output` file is replaced.
+    """
+    output = Path(output)
+    folder = output.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{output.name}.partial-", dir=folder))
+    try:
+        target = None
+        if tokenizer is not None:
+            target = folder / TOKENIZER_FOLDER
+            tokenizer.save_assets(scratch / TOKENIZER_FOLDER)
+            if target.exists():
+                _place_tokenizer(scratch / TOKENIZER_FOLDER, target, output)
+        model.save(scratch / output.name)
+        if target is not None and (scratch / TOKENIZER_FOLDER).exists():
+            _place_tokenizer(scratch / TOKENIZER_FOLDER, target, output)
+        os.replace(scratch / output.name, output)
+        return target
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -10,10 +10,14 @@ HELP = {
     "configs": ["tfbert configs"],
     "vocab": ["--kind", "--data", "--vocab-size", "--output", "sentencepiece"],
     "pretrain": ["--config", "--tokenizer", "--data", "--model-dir", "--steps", "--strategy", "resumes"],
-    "finetune": ["--pretrained", "--train", "--eval", "--glue", "--task", "--model-dir", "best.keras"],
+    "finetune": ["--pretrained", "--train", "--eval", "--glue", "--task", "--model-dir", "best.keras", "embedding",
+                 "--loss", "multiple-negatives", "--score-range"],
     "export": ["--name", "--tokenizer", "--labels", "--pair", "--output-dir", "--hub-pair", "TF Serving"],
     "predict": ["--file", "--top-k", "--json", "--output", "--question", "--text-pair", "--signature", "stdin"],
     "info": ["versions", "strategy"],
+    "evaluate": ["sts", "--data", "--cross-encoder", "--json", "Pearson", "Spearman", "SavedModel"],
+    "distill": ["--teacher", "--student", "--parallel", "--eval", "--model-dir", "translation", "--max-length"],
+    "augment": ["--cross-encoder", "--sentences", "--pairs", "bm25", "embedding-neighbours", "--output", "--bi-encoder"],
     "convert": ["huggingface", "tf1", "keras-hub", "--output", "--heads", "--cased", "--uncased", "tokenizer/"],
 }
 

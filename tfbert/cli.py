@@ -7,7 +7,11 @@
     tfbert finetune --pretrained runs/a --train train.tsv --eval dev.tsv --model-dir runs/cls
     tfbert export runs/cls/best.keras --name sst2 --tokenizer runs/cls/tokenizer --labels negative,positive
     tfbert predict saved_models/sst2 "a gripping film"   # also --file PATH, stdin, --json; fill-mask, embeddings
-    tfbert convert huggingface CHECKPOINT_DIR -o model.keras [--heads]
+    tfbert finetune --task embedding --pretrained runs/a --train sts-train.tsv --eval sts-dev.tsv --model-dir runs/sts
+    tfbert evaluate sts runs/sts --data sts-test.tsv     # Pearson / Spearman of the cosine
+    tfbert distill --teacher all-MiniLM-L6-v2/ --student runs/sts --parallel en-ko.tsv --model-dir runs/ko
+    tfbert augment --cross-encoder runs/cross --sentences s.txt --pairs bm25 --output silver.tsv
+    tfbert convert {huggingface,tf1,keras-hub} FOLDER -o model.keras [--heads] [--cased|--uncased]
     tfbert info                                      # versions, devices, the strategy `auto` picks
 
 Each subcommand is a module `tfbert/commands/<name>.py` with `add_parser(commands)` (built with
@@ -26,7 +30,8 @@ from typing import Sequence
 from tfbert.commands.errors import CommandError  # noqa: F401  (also importable from here, as before)
 
 # The subcommands, in the order `tfbert --help` lists them: modules of tfbert.commands.
-COMMANDS = ("quickstart", "configs", "vocab", "pretrain", "finetune", "export", "predict", "info", "convert")
+COMMANDS = ("quickstart", "configs", "vocab", "pretrain", "finetune", "evaluate", "distill", "augment", "export", "predict",
+            "info", "convert")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -201,21 +201,22 @@ def pair_features(tokenizer, firsts, seconds, max_length=12):
     return features
 
 
-@pytest.mark.parametrize("loss", ["contrastive", pytest.param("cosine", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("loss", ["multiple-negatives", pytest.param("cosine", marks=pytest.mark.slow)])
 def test_sentence_embeddings_learn_the_groups(small_encoder_weights, tokenizer, tmp_path, loss):
     from tfbert.tasks.evaluation import similarity_evaluator
     from tfbert.tasks.models import SiameseEmbedder
 
     rng = np.random.default_rng(4)
-    # contrastive: positives only (other rows are the negatives); cosine: labelled positive and negative pairs
-    train_first, train_second, train_scores = topic_pairs(rng, 192, same_fraction=1.0 if loss == "contrastive" else 0.5)
+    # multiple-negatives: positives only (other rows are the negatives); cosine: labelled positive and negative pairs
+    train_first, train_second, train_scores = topic_pairs(rng, 192,
+                                                          same_fraction=1.0 if loss == "multiple-negatives" else 0.5)
     dev = topic_pairs(rng, 80)
     evaluate = similarity_evaluator(pair_features(tokenizer, dev[0], dev[1]), dev[2])
     before = evaluate(SiameseEmbedder(fresh_encoder(small_encoder_weights)))["spearman_correlation"]
     result = finetune(
         lambda encoder: SiameseEmbedder(encoder, pooling="mean", loss=loss),
         fresh_encoder(small_encoder_weights), pair_features(tokenizer, train_first, train_second),
-        None if loss == "contrastive" else train_scores, evaluate,
+        None if loss == "multiple-negatives" else train_scores, evaluate,
         monitor="spearman_correlation", model_dir=tmp_path, epochs=3, batch_size=16, learning_rate=5e-4, seed=0,
     )
     after = result.best_scores["spearman_correlation"]

@@ -10,6 +10,7 @@ from tfbert.config import EncoderConfig
 from tfbert.models.encoder import build_encoder
 from tfbert.tasks.models import (
     MultipleChoice,
+    EmbeddingDistiller,
     SentenceEmbedder,
     SequenceClassifier,
     SequenceRegressor,
@@ -33,6 +34,8 @@ def cases():
     x = batch()
     choices = {name: np.stack([value, value[::-1], value], 1) for name, value in x.items()}
     pairs = {f"{side}_{name}": value for side in ("first", "second") for name, value in x.items()}
+    triplets = {f"{side}_{name}": value for side in ("first", "second", "third") for name, value in x.items()}
+    translations = {f"{side}_{name}": value for side in ("source", "target") for name, value in x.items()}
     return [
         (lambda: SequenceClassifier(CONFIG, num_classes=3), x, {"logits": (4, 3)}),
         (lambda: SequenceClassifier(CONFIG, num_classes=2, pooling="mean"), x, {"logits": (4, 2)}),
@@ -43,10 +46,15 @@ def cases():
         (lambda: SentenceEmbedder(CONFIG, pooling="cls", normalize=True), x, {"embedding": (4, 32)}),
         (lambda: SiameseEmbedder(CONFIG, loss="contrastive"), pairs,
          {"first_embedding": (4, 32), "second_embedding": (4, 32), "cosine": (4,)}),
+        (lambda: SiameseEmbedder(CONFIG, pooling="max", loss="softmax"), pairs,
+         {"first_embedding": (4, 32), "second_embedding": (4, 32), "cosine": (4,), "logits": (4, 3)}),
+        (lambda: SiameseEmbedder(CONFIG, loss="multiple-negatives", triplets=True), triplets,
+         {"first_embedding": (4, 32), "second_embedding": (4, 32), "third_embedding": (4, 32), "cosine": (4,)}),
+        (lambda: EmbeddingDistiller(CONFIG), translations, {"source_embedding": (4, 32), "target_embedding": (4, 32)}),
     ]
 
 
-@pytest.mark.parametrize("index", range(8))
+@pytest.mark.parametrize("index", range(11))
 def test_outputs_are_float32_and_keras_round_trip_is_identical(tmp_path, index):
     make, inputs, shapes = cases()[index]
     model = make()
@@ -96,8 +104,9 @@ def test_siamese_embedder_shares_its_encoder_with_the_single_text_embedder():
 
 @pytest.mark.parametrize("make, message", [
     (lambda: SequenceClassifier(CONFIG, num_classes=1), "use SequenceRegressor"),
-    (lambda: SequenceClassifier(CONFIG, pooling="max"), "unknown pooling 'max'"),
-    (lambda: SiameseEmbedder(CONFIG, loss="triplet"), "unknown siamese loss 'triplet'"),
+    (lambda: SequenceClassifier(CONFIG, pooling="attention"), "unknown pooling 'attention'"),
+    (lambda: SiameseEmbedder(CONFIG, loss="triplet"), "unknown embedding loss 'triplet'"),
+    (lambda: SiameseEmbedder(CONFIG, loss="cosine", triplets=True), "triplets .* train with loss='multiple-negatives'"),
     (lambda: TokenClassifier(CONFIG, num_tags=1), "num_tags must be at least 2"),
 ])
 def test_bad_options(make, message):

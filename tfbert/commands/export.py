@@ -3,36 +3,30 @@
     tfbert export runs/sst2/best.keras --name sst2 --tokenizer minilm/ --labels negative,positive
     tfbert export runs/mnli/best.keras --name mnli --tokenizer vocab/ --pair --labels entailment,neutral,contradiction
     tfbert export runs/bert-tiny --name bert_tiny_fill_mask          # a `tfbert pretrain` model_dir: fill-mask
+    tfbert export runs/korsts --name korsts                          # a finetune/distill model dir: unit-length embeddings
     tfbert export all-MiniLM-L6-v2/ --name minilm --hub-pair         # + TF Hub style preprocess/encoder pair
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import zipfile
-from pathlib import Path
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
-def finetune_task(source: str) -> dict:
-    """What `tfbert finetune` recorded beside its `best.keras` (label names, pairs), or nothing."""
-    folder = Path(source) if os.path.isdir(source) else Path(source).parent
-    task_file = folder / "task.json"
-    return json.loads(task_file.read_text(encoding="utf-8")) if task_file.is_file() else {}
-
-
 def run(args: argparse.Namespace) -> None:
     """`tfbert export`: check the arguments, then `export_saved_model` (and `export_hub_pair`)."""
     import_tensorflow_quietly()
     from tfbert.export.saved_model import export_hub_pair, export_saved_model
+    from tfbert.tasks.model_dir import model_file, read_task
 
     if not os.path.exists(args.source):
         raise CommandError(f"source {args.source!r} does not exist")
+    args.source = str(model_file(args.source))   # a finetune / distill model dir: its best.keras
     if args.source.endswith(".keras") and os.path.isfile(args.source) and not zipfile.is_zipfile(args.source):
         raise CommandError(f"source {args.source!r} is not a .keras file (the zip archive model.save writes)")
     if args.tokenizer and not os.path.isdir(args.tokenizer):
@@ -40,7 +34,7 @@ def run(args: argparse.Namespace) -> None:
     if args.sequence_length is not None and args.sequence_length < 8:
         raise CommandError(f"--sequence-length {args.sequence_length} is too short; use 8 or more")
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
-    finetuned = finetune_task(args.source)
+    finetuned = read_task(args.source)
     labels = labels or finetuned.get("label_names")
     pair = args.pair or finetuned.get("pair", False)
     options = {key: value for key, value in (("top_k", args.top_k), ("max_answer_length", args.max_answer_length))
@@ -69,8 +63,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "classification, question answering, embeddings (an encoder) or fill-mask (a pretraining run). Try the "
         "export with tfbert predict.",
         "\n".join(examples + ['tfbert predict saved_models/sst2 "a gripping film"']))
-    export.add_argument("source", help="a task model / PretrainingModel / encoder .keras file, a pretraining run "
-                                       "folder, an encoder folder or a Hugging Face checkpoint folder")
+    export.add_argument("source", help="a task model / PretrainingModel / encoder .keras file, a finetune or distill "
+                                       "model dir, a pretraining run folder, an encoder folder or a Hugging Face "
+                                       "checkpoint folder")
     export.add_argument("--name", required=True, help="model name: writes OUTPUT_DIR/NAME/VERSION/")
     export.add_argument("--output-dir", default="saved_models", help="default saved_models")
     export.add_argument("--version", type=int, help="version folder (default: one more than the highest present)")

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +21,6 @@ if TYPE_CHECKING:
     from tfbert.text.base import Tokenizer
 
 # TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
-TASK_FILE = "task.json"
 
 
 class FinetuneInputError(ValueError):
@@ -42,8 +40,20 @@ def find_tokenizer(pretrained: Path, tokenizer: str | None) -> "Tokenizer":
         raise FinetuneInputError(f"{error}; pass --tokenizer") from None
 
 
+def _read_examples(paths, read):
+    from tfbert.tasks import TextExamples, read_text_examples
+
+    parts = [read_text_examples(path, **read) for path in paths]
+    if len(parts) == 1:
+        return parts[0]
+    pair = [part.pair_texts for part in parts]
+    return TextExamples([text for part in parts for text in part.texts],
+                        None if any(texts is None for texts in pair) else [text for texts in pair for text in texts],
+                        np.concatenate([part.labels for part in parts]))
+
+
 def _examples(args: argparse.Namespace):
-    from tfbert.tasks import GLUE_TASKS, load_glue, read_text_examples
+    from tfbert.tasks import GLUE_TASKS, load_glue
 
     if args.glue:
         if args.glue not in GLUE_TASKS:
@@ -51,33 +61,48 @@ def _examples(args: argparse.Namespace):
         task = GLUE_TASKS[args.glue]
         return (load_glue(args.glue, "train"), load_glue(args.glue, task.validation_split), task.is_regression,
                 task.metric, None)
-    if not (args.train and args.eval):
-        raise FinetuneInputError("give --train and --eval files, or --glue TASK")
     regression = args.task == "regression"
     read = {"text_columns": tuple(args.text_columns), "label_column": args.label_column, "regression": regression,
             "label_names": args.label_names}
-    train, evaluation = read_text_examples(args.train, **read), read_text_examples(args.eval, **read)
+    train, evaluation = _read_examples(args.train, read), _read_examples([args.eval], read)
     return train, evaluation, regression, "spearman_correlation" if regression else "accuracy", args.label_names
+
+
+def _check_files(args: argparse.Namespace) -> Path:
+    pretrained = Path(args.pretrained)
+    if not pretrained.exists():
+        raise FileNotFoundError(f"pretrained model {str(pretrained)!r} does not exist")
+    if not args.glue and not (args.train and args.eval):
+        raise FinetuneInputError("give --train and --eval files, or --glue TASK")
+    if args.task == "embedding" and args.glue:
+        raise FinetuneInputError("--task embedding trains on sentence-pair files (--train, --eval), not --glue")
+    if args.pooling == "max" and args.task != "embedding":
+        raise FinetuneInputError("--pooling max is for --task embedding; classification and regression pool with "
+                                 "pooler, mean or cls")
+    return pretrained
 
 
 def finetune_from_arguments(args: argparse.Namespace) -> dict:
     """Fine-tunes, keeps the best epoch in `model_dir/best.keras`, and writes the preprocessor (`preprocessor.json`,
     `tokenizer/`) and `task.json` beside it."""
-    from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
-                              regression_evaluator)
     from tfbert.tasks.pretrained import load_pretrained_preprocessor
 
-    pretrained = Path(args.pretrained)
-    if not pretrained.exists():
-        raise FileNotFoundError(f"pretrained model {str(pretrained)!r} does not exist")
+    pretrained = _check_files(args)
     preprocessor = load_pretrained_preprocessor(pretrained, find_tokenizer(pretrained, args.tokenizer),
                                                 args.max_length)
+    if args.task == "embedding":
+        return _run_embedding(args, pretrained, preprocessor)
+    from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
+                              regression_evaluator)
+    from tfbert.tasks.model_dir import write_task
+
     train, evaluation, regression, metric, label_names = _examples(args)
     train_x = encode_texts(preprocessor, train.texts, train.pair_texts)
     eval_x = encode_texts(preprocessor, evaluation.texts, evaluation.pair_texts)
+    pooling = args.pooling or "pooler"
     if regression:
         def build(encoder):
-            return SequenceRegressor(encoder, pooling=args.pooling)
+            return SequenceRegressor(encoder, pooling=pooling)
         evaluate = regression_evaluator(eval_x, evaluation.labels.astype("float32"))
     else:
         num_classes = len(label_names) if label_names else int(max(np.max(train.labels), np.max(evaluation.labels))) + 1
@@ -85,7 +110,7 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
             raise FinetuneInputError(f"{args.train or args.glue}: labels hold a single class; need at least 2")
 
         def build(encoder):
-            return SequenceClassifier(encoder, num_classes=num_classes, pooling=args.pooling)
+            return SequenceClassifier(encoder, num_classes=num_classes, pooling=pooling)
         evaluate = classification_evaluator(eval_x, evaluation.labels)
     result = finetune(build, pretrained, train_x, train.labels, evaluate, monitor=metric, model_dir=args.model_dir,
                       epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
@@ -94,8 +119,27 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
     preprocessor.save(model_dir)
     task = {"task": "regression" if regression else "classification", "label_names": label_names,
             "max_length": args.max_length, "pair": train.pair_texts is not None, "metric": metric}
-    (model_dir / TASK_FILE).write_text(json.dumps(task, indent=2), encoding="utf-8")
+    if regression:
+        task["score_range"] = [float(np.min(train.labels)), float(np.max(train.labels))]
+    write_task(model_dir, task)
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path, "metric": metric}
+
+
+def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor) -> dict:
+    """`--task embedding`: Sentence-BERT on sentence-pair files (see `tfbert.tasks.embeddings`)."""
+    from tfbert.tasks import combine_pairs, read_sentence_pairs, train_sentence_embedder
+    from tfbert.tasks.model_dir import model_file
+
+    train = combine_pairs([read_sentence_pairs(path, args.format) for path in args.train])
+    evaluation = read_sentence_pairs(args.eval, args.format)
+    result = train_sentence_embedder(
+        model_file(pretrained), preprocessor.tokenizer, train, evaluation, args.model_dir, loss=args.loss,
+        pooling=args.pooling or "mean", max_length=args.max_length,
+        score_scale=tuple(args.score_range) if args.score_range else None, scale=args.scale, margin=args.margin,
+        symmetric=args.symmetric, epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
+        learning_rate=args.learning_rate, seed=args.seed)
+    return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,
+            "metric": "spearman_correlation"}
 
 
 def run(args: argparse.Namespace) -> None:
@@ -112,38 +156,68 @@ def run(args: argparse.Namespace) -> None:
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `finetune` subcommand to `tfbert`'s subparsers."""
     parser = add_command(
-        commands, "finetune", "fine-tune a pretrained encoder for text classification or regression",
+        commands, "finetune", "fine-tune a pretrained encoder: classification, regression, sentence embeddings",
         "Fine-tune a pretrained encoder (a tfbert pretraining run, an encoder .keras file or a Hugging Face folder) "
-        "for classification or regression on CSV/TSV/JSON Lines files or a GLUE task. The best epoch is kept in "
-        "MODEL_DIR/best.keras, with preprocessor.json, tokenizer/ and task.json beside it, which tfbert export "
-        "reads.",
+        "for classification or regression on CSV/TSV/JSON Lines files or a GLUE task, or as a sentence embedder "
+        "(--task embedding, Sentence-BERT) on sentence-pair files: KorSTS, KorNLI, KLUE-STS/NLI JSON, STS-B, "
+        "s1<TAB>s2<TAB>score or JSON Lines. The best epoch is kept in MODEL_DIR/best.keras, with "
+        "preprocessor.json, tokenizer/ and task.json beside it, which tfbert export reads.",
         """
         tfbert finetune --pretrained runs/albert_tiny --train train.tsv --eval dev.tsv --model-dir runs/sst2
         tfbert finetune --pretrained all-MiniLM-L6-v2/ --train nli.csv --eval nli_dev.csv \\
             --text-columns premise hypothesis --label-names entailment neutral contradiction --model-dir runs/nli
         tfbert finetune --pretrained runs/bert --train sts.tsv --eval sts_dev.tsv --task regression --model-dir runs/sts
         tfbert finetune --pretrained runs/bert --glue sst2 --model-dir runs/sst2    # GLUE from TFDS
+        tfbert finetune --task embedding --pretrained runs/albert --train sts-train.tsv --eval sts-dev.tsv \\
+            --loss cosine --model-dir runs/korsts                                 # KorSTS, scores 0-5 -> 0-1
+        tfbert finetune --task embedding --pretrained runs/albert --train snli_1.0_train.ko.tsv \\
+            --eval sts-dev.tsv --loss softmax --model-dir runs/kornli             # SBERT's NLI recipe
+        tfbert finetune --task embedding --pretrained runs/korsts --train gold.tsv silver.tsv --eval sts-dev.tsv \\
+            --model-dir runs/korsts-silver                                        # gold + silver (tfbert augment)
         tfbert export runs/sst2/best.keras --name sst2                             # then serve it
         """)
     parser.add_argument("--pretrained", required=True,
-                        help="a tfbert pretraining run, an encoder .keras file, or a Hugging Face folder")
+                        help="a tfbert pretraining run, an encoder .keras file, a Hugging Face folder, or a model dir "
+                             "of finetune --task embedding / distill")
     parser.add_argument("--model-dir", required=True,
                         help="best.keras, best.json, preprocessor.json, tokenizer/ and task.json go here")
     parser.add_argument("--glue", help="a GLUE task from TensorFlow Datasets (sst2, mrpc, stsb, ...)")
-    parser.add_argument("--train", help="CSV, TSV or JSON Lines file with text and label columns")
-    parser.add_argument("--eval", help="the evaluation file, same columns")
-    parser.add_argument("--task", choices=["classification", "regression"], default="classification",
-                        help="classification (integer or --label-names labels) or regression (float scores)")
+    parser.add_argument("--train", nargs="+",
+                        help="training file(s): CSV, TSV or JSON Lines with text and label columns; for --task "
+                             "embedding, sentence-pair files of one kind (e.g. gold.tsv silver.tsv)")
+    parser.add_argument("--eval", help="the evaluation file, same columns (for --task embedding: scored STS pairs)")
+    parser.add_argument("--task", choices=["classification", "regression", "embedding"], default="classification",
+                        help="classification (integer or --label-names labels), regression (float scores; a "
+                             "cross-encoder), or embedding (a bi-encoder, Sentence-BERT)")
     parser.add_argument("--text-columns", nargs="+", default=["sentence"], help="one column, or two for pairs")
     parser.add_argument("--label-column", default="label")
     parser.add_argument("--label-names", nargs="+", help="class names, when labels are strings")
     parser.add_argument("--tokenizer", help="tokenizer folder (default: found beside --pretrained)")
     parser.add_argument("--max-length", type=int, default=128)
-    parser.add_argument("--pooling", choices=["pooler", "mean", "cls"], default="pooler")
+    parser.add_argument("--pooling", choices=["pooler", "mean", "cls", "max"],
+                        help="default: pooler for classification and regression, mean for embedding (max: embedding)")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, help="peak learning rate (default 2e-5)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     parser.add_argument("--seed", type=int)
+    _add_embedding_arguments(parser.add_argument_group("--task embedding (sentence-transformers' losses)"))
     parser.set_defaults(run=run)
     return parser
+
+
+def _add_embedding_arguments(embedding: argparse._ArgumentGroup) -> None:
+    embedding.add_argument("--loss", default="cosine",
+                           help="cosine (scored pairs: MSE of cos(u, v) and the score mapped to 0-1), contrastive "
+                                "(pairs labelled 1/0, cosine distance, --margin), multiple-negatives (pairs or "
+                                "anchor/positive/negative triplets, in-batch negatives, --scale, --symmetric) or "
+                                "softmax (NLI pairs, classifier over (u, v, |u-v|)); default cosine")
+    embedding.add_argument("--score-range", nargs=2, type=float, metavar=("LOW", "HIGH"),
+                           help="the scale of the training scores, mapped to 0-1 for the cosine loss (default: the "
+                                "format's, 0-5 for KorSTS/STS-B/KLUE-STS, else detected from the scores)")
+    embedding.add_argument("--format", help="force the pair format: korsts, stsb, kornli, klue-sts, klue-nli, pairs "
+                                            "or jsonl (default: from the extension and header)")
+    embedding.add_argument("--margin", type=float, default=0.5, help="contrastive: distance margin (default 0.5)")
+    embedding.add_argument("--scale", type=float, default=20.0, help="multiple-negatives: cosine scale (default 20)")
+    embedding.add_argument("--symmetric", action="store_true",
+                           help="multiple-negatives: also rank each positive's anchor among the batch's anchors")

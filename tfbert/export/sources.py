@@ -10,7 +10,7 @@ the preprocessing: a saved `Preprocessor` (`preprocessor.json`), the tokenizer, 
 | `SequenceRegressor` | `regression` |
 | `TokenClassifier` | `tagging` |
 | `SpanExtractor` | `question_answering` |
-| `SentenceEmbedder`, `SiameseEmbedder` (its `.embedder()`) | `embedding` |
+| `SentenceEmbedder`, `SiameseEmbedder` / `EmbeddingDistiller` (their `.embedder()`) | `embedding` |
 | a pretraining model whose architecture exports `fill_mask` (`tfbert.architectures`), a pretraining run's folder (newest checkpoint) | `fill_mask` |
 | `Encoder`, `encoder.keras`, a Hugging Face folder | `embedding` (mean pooling) |
 
@@ -32,8 +32,8 @@ from tfbert import architectures
 from tfbert.config import ModelConfig, load_config
 from tfbert.data.preprocessor import Preprocessor, encoder_packing_style, find_saved_preprocessor
 from tfbert.models.encoder import Encoder
-from tfbert.tasks.models import (MultipleChoice, SentenceEmbedder, SequenceClassifier, SequenceRegressor,
-                                 SiameseEmbedder, SpanExtractor, TokenClassifier)
+from tfbert.tasks.models import (EmbeddingDistiller, MultipleChoice, SentenceEmbedder, SequenceClassifier,
+                                 SequenceRegressor, SiameseEmbedder, SpanExtractor, TokenClassifier)
 from tfbert.tasks.pretrained import find_pretrained_tokenizer, load_pretrained_encoder, pretrained_architecture
 from tfbert.text import load_tokenizer
 from tfbert.text.base import Tokenizer
@@ -81,7 +81,7 @@ def _pretraining_task(model: keras.Model) -> ExportSource:
 
 
 def _from_model(model: keras.Model, pooling: str) -> ExportSource:
-    if isinstance(model, SiameseEmbedder):
+    if isinstance(model, (SiameseEmbedder, EmbeddingDistiller)):
         model = model.embedder()
     if isinstance(model, Encoder):
         return ExportSource(SentenceEmbedder(model, pooling=pooling), model, "embedding")

@@ -21,8 +21,8 @@ from tfbert.metrics import (
     evaluate_squad,
     f1_score,
     matthews_correlation,
-    pearson_correlation,
-    spearman_correlation,
+    paired_cosine,
+    sts_correlations,
 )
 from tfbert.tasks.question_answering import QAExample, QAFeatures, decode_answers
 from tfbert.tasks.tagging import word_predictions
@@ -47,17 +47,53 @@ def regression_evaluator(features: Mapping[str, np.ndarray], scores: np.ndarray,
     """Pearson and Spearman correlation of the predicted scores (GLUE STS-B)."""
     def evaluate(model: keras.Model) -> dict[str, float]:
         predicted = model.predict(dict(features), batch_size=batch_size, verbose=0)["score"]
-        return {"pearson_correlation": pearson_correlation(scores, predicted),
-                "spearman_correlation": spearman_correlation(scores, predicted)}
+        return sts_correlations(scores, predicted)
     return evaluate
 
 
+def side_features(pair_features: Mapping[str, np.ndarray], side: str) -> dict[str, np.ndarray]:
+    """The encoder inputs of one side of pair features: `first_token_ids` -> `token_ids`, ..."""
+    prefix = f"{side}_"
+    return {name[len(prefix):]: values for name, values in pair_features.items() if name.startswith(prefix)}
+
+
+class SidesEmbedder:
+    """Embeds each side's texts (each text alone, as at serving time) in one `predict` call, padding sides of
+    different widths to the widest.
+
+    The model is a `SentenceEmbedder` or a training model with `.embedder()` (`SiameseEmbedder`,
+    `EmbeddingDistiller`), whose embedder is built once and reused every epoch (one trace).
+
+    Example:
+        >>> first, second = SidesEmbedder([first_features, second_features])(siamese_model)
+    """
+
+    def __init__(self, sides: Sequence[Mapping[str, np.ndarray]], batch_size: int = 64):
+        self.sides, self.batch_size, self._embedders = list(sides), batch_size, {}
+
+    def __call__(self, model: keras.Model) -> list[np.ndarray]:
+        if id(model) not in self._embedders:
+            self._embedders = {id(model): model.embedder() if hasattr(model, "embedder") else model}
+        return embed_sides(self._embedders[id(model)], self.sides, self.batch_size)
+
+
+def embed_sides(embedder: keras.Model, sides: Sequence[Mapping[str, np.ndarray]], batch_size: int = 64) -> list[np.ndarray]:
+    """`[embeddings of side 0, of side 1, ...]` from a `SentenceEmbedder`, in one `predict` call."""
+    width = max(side["token_ids"].shape[1] for side in sides)
+    stacked = {name: np.concatenate([np.pad(side[name], ((0, 0), (0, width - side[name].shape[1]))) for side in sides])
+               for name in sides[0]}
+    vectors = embedder.predict(stacked, batch_size=batch_size, verbose=0)["embedding"]
+    return np.split(vectors, np.cumsum([len(side["token_ids"]) for side in sides])[:-1])
+
+
 def similarity_evaluator(pair_features: Mapping[str, np.ndarray], scores: np.ndarray, batch_size: int = 64) -> Evaluator:
-    """STS evaluation of a `SiameseEmbedder`: correlation of the cosine of the two embeddings with the gold scores."""
+    """STS evaluation of a sentence embedder: Pearson and Spearman correlation of the cosine of the `first_*`
+    and `second_*` texts' embeddings with the gold scores (see `SidesEmbedder` for the models it takes)."""
+    embed = SidesEmbedder([side_features(pair_features, side) for side in ("first", "second")], batch_size)
+
     def evaluate(model: keras.Model) -> dict[str, float]:
-        cosine = model.predict(dict(pair_features), batch_size=batch_size, verbose=0)["cosine"]
-        return {"pearson_correlation": pearson_correlation(scores, cosine),
-                "spearman_correlation": spearman_correlation(scores, cosine)}
+        first, second = embed(model)
+        return sts_correlations(scores, paired_cosine(first, second))
     return evaluate
 
 

@@ -98,6 +98,7 @@ def finetune(
     learning_rate: float | None = None,
     warmup_fraction: float = 0.1,
     weight_decay: float | None = None,
+    epsilon: float | None = None,
     jit_compile: bool = False,
     seed: int | None = None,
     verbose: int = 0,
@@ -118,8 +119,10 @@ def finetune(
             whether higher (`"max"`) or lower is better.
         model_dir: `best.keras` and `best.json` (epoch and scores) go here.
         strategy: a `tf.distribute.Strategy` or a `resolve_strategy` kind.
-        learning_rate, warmup_fraction, weight_decay: override the `"finetune"`
-            recipe (AdamW 2e-5, 10% warm-up, linear decay, decay 0.01).
+        learning_rate, warmup_fraction, weight_decay, epsilon: override the
+            `"finetune"` recipe (AdamW 2e-5, 10% warm-up, linear decay, decay 0.01,
+            epsilon 1e-6 as BERT's; PyTorch's AdamW uses 1e-8, which matters
+            where gradients are tiny, as in distillation).
         jit_compile: XLA for the training step (worth it on accelerators; on
             CPUs compiling costs more than short runs gain).
 
@@ -144,6 +147,8 @@ def finetune(
         model = model_fn(load_pretrained_encoder(pretrained))
         optimizer = create_optimizer("finetune", total_steps, learning_rate=learning_rate,
                                      warmup_steps=int(warmup_fraction * total_steps), weight_decay=weight_decay)
+        if epsilon is not None:
+            optimizer.epsilon = epsilon
         model.compile(optimizer=optimizer, jit_compile=jit_compile)
     keep_best = KeepBest(evaluate, monitor, str(Path(model_dir) / "best.keras"), mode)
     model.fit(

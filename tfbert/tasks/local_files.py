@@ -50,12 +50,13 @@ def read_records(path: str | Path, required: Sequence[str], format: str | None =
     kind = file_format(path, format)
     with path.open(encoding="utf-8", newline="") as handle:
         if kind == "jsonl":
-            yield from _json_lines(path, handle, required)
+            yield from json_line_records(path, handle, required)
         else:
             yield from _delimited(path, handle, required, "," if kind == "csv" else "\t")
 
 
-def _json_lines(path: Path, handle, required: Sequence[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_line_records(path: Path, handle, required: Sequence[str] = ()) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`(line number, object)` of each non-blank line of an open JSON Lines file, each checked to have `required`."""
     for number, line in enumerate(handle, start=1):
         if not line.strip():
             continue

@@ -8,7 +8,7 @@ from keras import ops
 from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 
-POOLING_MODES = ("mean", "cls")
+POOLING_MODES = ("mean", "cls", "max")
 HEAD_POOLING = ("pooler", *POOLING_MODES)
 # Added to the logits of padding positions: far below any real logit, still finite in float32.
 NEGATIVE_LOGIT = -1e9
@@ -16,7 +16,8 @@ NEGATIVE_LOGIT = -1e9
 
 @keras.saving.register_keras_serializable(package="tfbert")
 class Pooling(keras.layers.Layer):
-    """One vector per sequence: the mean over real tokens (`"mean"`, Sentence-BERT) or the first token (`"cls"`).
+    """One vector per sequence: the mean over real tokens (`"mean"`, Sentence-BERT), the first token (`"cls"`)
+    or the element-wise maximum over real tokens (`"max"`).
 
     Example:
         >>> Pooling("mean")(sequence_output, padding_mask)   # [batch, hidden], float32
@@ -32,6 +33,9 @@ class Pooling(keras.layers.Layer):
         sequence = ops.cast(sequence, "float32")
         if self.mode == "cls":
             return sequence[:, 0, :]
+        if self.mode == "max":
+            keep = ops.cast(padding_mask, "bool")[:, :, None]
+            return ops.max(ops.where(keep, sequence, NEGATIVE_LOGIT), axis=1)
         weights = ops.cast(padding_mask, "float32")[:, :, None]
         return ops.sum(sequence * weights, axis=1) / ops.maximum(ops.sum(weights, axis=1), 1.0)
 

@@ -1,0 +1,102 @@
+"""`tfbert distill`: multilingual knowledge distillation of sentence embeddings (Reimers & Gurevych 2020).
+
+    tfbert distill --teacher all-MiniLM-L6-v2/ --student runs/korsts --parallel en-ko.tsv --model-dir runs/ko
+    tfbert distill --teacher runs/en-sbert --student xlmr-base/ --parallel en.txt ko.txt --eval dev-en-ko.tsv \\
+        --model-dir runs/xlmr-ko --epochs 5 --batch-size 64
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tfbert.commands.errors import CommandError
+
+DEFAULT_EVAL_PAIRS = 1000
+
+
+def _split(args: argparse.Namespace):
+    """Training and evaluation pairs: --eval's, else the last pairs of --parallel (at most 1000, a tenth)."""
+    from tfbert.tasks.distillation import read_parallel
+
+    sources, targets = read_parallel(args.parallel)
+    if args.eval:
+        return (sources, targets), read_parallel(args.eval)
+    held_out = min(DEFAULT_EVAL_PAIRS, len(sources) // 10)
+    if held_out < 2:
+        raise CommandError(f"{len(sources)} parallel pairs are too few to hold out evaluation pairs; give --eval")
+    return (sources[:-held_out], targets[:-held_out]), (sources[-held_out:], targets[-held_out:])
+
+
+def _student(args: argparse.Namespace):
+    """The student's weights, tokenizer and pooling (a model dir keeps its own pooling)."""
+    from pathlib import Path
+
+    from tfbert.commands.finetune import find_tokenizer
+    from tfbert.tasks.model_dir import model_file, read_task
+
+    student = Path(args.student)
+    if not student.exists():
+        raise CommandError(f"student {args.student!r} does not exist")
+    pooling = read_task(student).get("pooling", args.pooling) if student.is_dir() else args.pooling
+    return model_file(student), find_tokenizer(student, args.tokenizer), pooling
+
+
+def run(args: argparse.Namespace) -> None:
+    from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+
+    import_tensorflow_quietly()
+    from tfbert.tasks import load_text_embedder
+    from tfbert.tasks.distillation import distill, vocabulary_coverage
+
+    try:
+        (sources, targets), (eval_sources, eval_targets) = _split(args)
+        weights, tokenizer, pooling = _student(args)
+        for side, texts in (("target", targets), ("source", sources)):
+            warning = vocabulary_coverage(tokenizer, texts).warning(side)
+            if warning:
+                print(f"tfbert distill: warning: {warning}", file=sys.stderr)
+        teacher = load_text_embedder(args.teacher, max_length=args.max_length)
+        result = distill(teacher, weights, tokenizer, sources, targets, args.model_dir, eval_sources=eval_sources,
+                         eval_targets=eval_targets, pooling=pooling, max_length=args.max_length, epochs=args.epochs,
+                         batch_size=args.batch_size, learning_rate=args.learning_rate, strategy=args.strategy,
+                         seed=args.seed)
+    except (OSError, ValueError) as error:
+        raise CommandError(str(error)) from None
+    scores = result.best_scores
+    print(f"best epoch {result.best_epoch} on {len(eval_sources)} evaluation pairs: MSE {scores['mse']:.6f}, "
+          f"translation accuracy source->target {scores['source_to_target_accuracy']:.4f}, "
+          f"target->source {scores['target_to_source_accuracy']:.4f}; saved {result.best_path}")
+
+
+def add_parser(commands) -> argparse.ArgumentParser:
+    from tfbert.commands import add_command
+
+    parser = add_command(
+        commands, "distill", "multilingual distillation: a student learns a teacher's sentence embeddings",
+        "Multilingual knowledge distillation (Reimers & Gurevych 2020): the student learns to give a source sentence "
+        "and its translation the teacher's embedding of the source (mean squared error; the teacher's embeddings "
+        "are computed once). Reports the MSE and translation retrieval accuracy both ways on the evaluation pairs "
+        "after every epoch, keeps the best, and writes an embedding model dir (export and evaluate take it). "
+        "Warns first when the student's tokenizer does not cover the target (or source) language.",
+        "\n".join(line[4:] for line in __doc__.splitlines() if line.startswith("    ")))
+    parser.add_argument("--teacher", required=True,
+                        help="embedding model dir, .keras file, encoder or Hugging Face folder, or SavedModel")
+    parser.add_argument("--student", required=True,
+                        help="encoder to train: a model dir, .keras file, pretraining run or Hugging Face folder")
+    parser.add_argument("--parallel", required=True, nargs="+",
+                        help="source<TAB>target lines, or two aligned files (source, target)")
+    parser.add_argument("--eval", nargs="+", help="evaluation pairs, same forms (default: the last 1000 pairs, "
+                                                  "at most a tenth, of --parallel)")
+    parser.add_argument("--model-dir", required=True, help="best.keras, tokenizer/ and task.json go here")
+    parser.add_argument("--tokenizer", help="the student's tokenizer folder (default: found beside --student)")
+    parser.add_argument("--pooling", default="mean", choices=["mean", "cls", "max"],
+                        help="the student's pooling (default mean; a model dir keeps its own)")
+    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--learning-rate", type=float, help="peak learning rate (default 2e-5)")
+    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
+    parser.add_argument("--seed", type=int)
+    parser.set_defaults(run=run)
+    return parser

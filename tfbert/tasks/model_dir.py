@@ -1,0 +1,44 @@
+"""The folder `tfbert finetune` and `tfbert distill` write: `best.keras`, `best.json`, `tokenizer/`, `task.json`.
+
+`task.json` says what the model is (`"task"`: classification, regression or embedding) and how to
+feed it (`max_length`, `pair`, and for embeddings `pooling` and `normalize`), so export, evaluate
+and augment need no flags to use the folder.
+
+Example:
+    >>> model_file("runs/sts")            # a model dir: its best epoch
+    PosixPath('runs/sts/best.keras')
+    >>> read_task("runs/sts")["task"]
+    'embedding'
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+TASK_FILE = "task.json"
+BEST_MODEL_FILE = "best.keras"
+TOKENIZER_FOLDER = "tokenizer"
+
+
+def is_model_dir(path: str | Path) -> bool:
+    """Whether `path` is a folder with `task.json` and `best.keras`."""
+    path = Path(path)
+    return path.is_dir() and (path / TASK_FILE).is_file() and (path / BEST_MODEL_FILE).is_file()
+
+
+def read_task(source: str | Path) -> dict:
+    """`task.json` of a model dir, or of the folder holding a `.keras` file; `{}` where there is none."""
+    path = Path(source)
+    task_file = (path if path.is_dir() else path.parent) / TASK_FILE
+    return json.loads(task_file.read_text(encoding="utf-8")) if task_file.is_file() else {}
+
+
+def write_task(model_dir: str | Path, task: dict) -> None:
+    (Path(model_dir) / TASK_FILE).write_text(json.dumps(task, indent=2), encoding="utf-8")
+
+
+def model_file(source: str | Path) -> Path:
+    """`source/best.keras` for a model dir, else `source` itself."""
+    path = Path(source)
+    return path / BEST_MODEL_FILE if is_model_dir(path) else path

@@ -1,0 +1,212 @@
+"""Any tfbert model as a function of raw texts: `embed(texts)` for bi-encoders, `score(texts, pairs)` for
+cross-encoders, whether it is a model dir, a `.keras` file, an encoder folder or an exported SavedModel.
+
+| source | embedder | cross-encoder |
+|---|---|---|
+| model dir (`task.json` + `best.keras` + `tokenizer/`) | `finetune --task embedding`, `distill` | `finetune --task regression` |
+| `.keras` file (tokenizer found beside it) | `SentenceEmbedder`, `SiameseEmbedder`, an encoder | `SequenceRegressor` |
+| encoder folder, pretraining run, Hugging Face folder | the encoder with `pooling` | - |
+| SavedModel from `tfbert export` | `serving_default`: `text` -> `embedding` | `text`, `text_pair` -> `score` |
+
+Example:
+    >>> embedder = load_text_embedder("runs/korsts")
+    >>> embedder.embed(["한국어 문장", "another sentence"]).shape
+    (2, 768)
+    >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])
+    array([4.61], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from tfbert.tasks.features import encode_texts
+from tfbert.tasks.model_dir import is_model_dir, model_file, read_task
+from tfbert.tasks.models import SentenceEmbedder, SequenceRegressor
+from tfbert.tasks.pretrained import find_pretrained_tokenizer, load_pretrained_encoder
+from tfbert.tasks.tokenization import as_piece_tokenizer
+
+DEFAULT_MAX_LENGTH = 128
+# Batches are cut to their longest text, rounded up to this many positions (few shapes to trace).
+LENGTH_BUCKET = 16
+
+
+class TextEmbedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """`[len(texts), dim]` float32 embeddings."""
+
+
+class CrossEncoder(Protocol):
+    def score(self, texts: Sequence[str], pair_texts: Sequence[str]) -> np.ndarray:
+        """`[len(texts)]` float32 scores of each pair."""
+
+
+class _KerasTextModel:
+    """A Keras model on the features of `encode_texts`, run in batches of similar length."""
+
+    def __init__(self, model: keras.Model, tokenizer, max_length: int = DEFAULT_MAX_LENGTH, batch_size: int = 64):
+        self.model, self.max_length, self.batch_size = model, max_length, batch_size
+        self.tokenizer = as_piece_tokenizer(tokenizer)
+        self._call = tf.function(lambda inputs: model(inputs, training=False), reduce_retracing=True)
+
+    def _run(self, output: str, texts: Sequence[str], pair_texts: Sequence[str] | None = None) -> np.ndarray:
+        if not len(texts):
+            raise ValueError("no texts to run the model on")
+        features = encode_texts(self.tokenizer, texts, pair_texts, max_length=self.max_length)
+        lengths = features["padding_mask"].sum(axis=1)
+        order = np.argsort(-lengths, kind="stable")
+        results = []
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start:start + self.batch_size]
+            width = min(self.max_length, LENGTH_BUCKET * math.ceil(int(lengths[rows].max()) / LENGTH_BUCKET))
+            batch = {name: tf.constant(values[rows, :width]) for name, values in features.items()}
+            results.append(np.asarray(self._call(batch)[output], np.float32))
+        values = np.concatenate(results)
+        return values[np.argsort(order, kind="stable")]
+
+
+class KerasEmbedder(_KerasTextModel):
+    """`embed(texts)` with a `SentenceEmbedder`-like model (output `embedding`).
+
+    Example:
+        >>> KerasEmbedder(SentenceEmbedder(encoder), tokenizer).embed(["hello"]).shape
+        (1, 384)
+    """
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._run("embedding", texts)
+
+
+class KerasCrossEncoder(_KerasTextModel):
+    """`score(texts, pair_texts)` with a `SequenceRegressor` (output `score`)."""
+
+    def score(self, texts: Sequence[str], pair_texts: Sequence[str]) -> np.ndarray:
+        return self._run("score", texts, pair_texts).reshape(-1)
+
+
+class _SavedModelTextModel:
+    """The `serving_default` signature of a `tfbert export` SavedModel, called in batches."""
+
+    def __init__(self, path: str | Path, batch_size: int = 64):
+        import tensorflow_text  # noqa: F401  (registers the TF-Text ops of the tokenizer)
+
+        from tfbert.commands.predict import find_saved_model
+
+        self.path = find_saved_model(path)
+        self._loaded = tf.saved_model.load(str(self.path))
+        self.signature = self._loaded.signatures["serving_default"]
+        self.batch_size = batch_size
+
+    def _run(self, output: str, **inputs: Sequence[str]) -> np.ndarray:
+        outputs = sorted(self.signature.structured_outputs)
+        if output not in outputs:
+            raise ValueError(f"{self.path}: serving_default returns {', '.join(outputs)}, not {output!r}; "
+                             f"expected a SavedModel exported from a model with a {output!r} output")
+        count = len(next(iter(inputs.values())))
+        results = [self.signature(**{name: tf.constant(list(values[start:start + self.batch_size]), tf.string)
+                                     for name, values in inputs.items()})[output].numpy()
+                   for start in range(0, count, self.batch_size)]
+        return np.concatenate(results).astype(np.float32) if results else np.zeros((0,), np.float32)
+
+
+class SavedModelEmbedder(_SavedModelTextModel):
+    """`embed(texts)` with an exported embedding SavedModel (`text` -> `embedding`)."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._run("embedding", text=texts)
+
+
+class SavedModelCrossEncoder(_SavedModelTextModel):
+    """`score(texts, pair_texts)` with an exported regression SavedModel (`text`, `text_pair` -> `score`)."""
+
+    def score(self, texts: Sequence[str], pair_texts: Sequence[str]) -> np.ndarray:
+        return self._run("score", text=texts, text_pair=pair_texts).reshape(-1)
+
+
+def holds_saved_model(path: str | Path) -> bool:
+    """A SavedModel folder, or TF Serving's `NAME/` holding numbered SavedModel versions."""
+    path = Path(path)
+    versions = [path, *(child for child in path.iterdir() if child.name.isdigit())] if path.is_dir() else []
+    return any((folder / "saved_model.pb").is_file() for folder in versions)
+
+
+def _tokenizer_of(source: Path, tokenizer):
+    if tokenizer is not None:
+        from tfbert.text import load_tokenizer
+
+        return load_tokenizer(tokenizer) if isinstance(tokenizer, (str, Path)) else tokenizer
+    found = find_pretrained_tokenizer(source)
+    if found is None:
+        raise FileNotFoundError(f"no tokenizer found for {source}: pass the tokenizer folder (a model dir's "
+                                "tokenizer/, or the folder tfbert vocab wrote)")
+    return found
+
+
+def _load_keras(path: Path) -> keras.Model:
+    import tfbert.tasks.models  # noqa: F401  (registers the task classes for deserialization)
+
+    return keras.models.load_model(path, compile=False)
+
+
+def _embedding_model(source: Path, pooling: str) -> keras.Model:
+    path = model_file(source)
+    if path.suffix == ".keras" and path.is_file():
+        model = _load_keras(path)
+        if isinstance(model, SentenceEmbedder):
+            return model
+        if hasattr(model, "embedder"):
+            return model.embedder(normalize=True)
+    return SentenceEmbedder(load_pretrained_encoder(path), pooling=pooling)
+
+
+def load_text_embedder(source: str | Path, *, pooling: str = "mean", max_length: int | None = None,
+                       tokenizer=None, batch_size: int = 64) -> TextEmbedder:
+    """`source` (see the module table) as a `TextEmbedder`.
+
+    `pooling` applies to bare encoders; `max_length` defaults to the model dir's, else 128.
+
+    Example:
+        >>> load_text_embedder("all-MiniLM-L6-v2/").embed(["hello"]).shape
+        (1, 384)
+    """
+    path = Path(source)
+    if not path.exists():
+        raise FileNotFoundError(f"model {str(path)!r} does not exist")
+    if holds_saved_model(path):
+        return SavedModelEmbedder(path, batch_size)
+    task = read_task(path) if is_model_dir(path) else {}
+    if task and task.get("task") != "embedding":
+        raise ValueError(f"{path} is a {task.get('task')} model dir, not an embedding model; evaluate a "
+                         "regression model with --cross-encoder")
+    return KerasEmbedder(_embedding_model(path, task.get("pooling", pooling)), _tokenizer_of(path, tokenizer),
+                         max_length or task.get("max_length", DEFAULT_MAX_LENGTH), batch_size)
+
+
+def load_cross_encoder(source: str | Path, *, max_length: int | None = None, tokenizer=None,
+                       batch_size: int = 64) -> CrossEncoder:
+    """A regression model (`tfbert finetune --task regression` model dir, `.keras` or SavedModel) as a `CrossEncoder`.
+
+    Example:
+        >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])
+        array([4.61], dtype=float32)
+    """
+    path = Path(source)
+    if not path.exists():
+        raise FileNotFoundError(f"cross-encoder {str(path)!r} does not exist")
+    if holds_saved_model(path):
+        return SavedModelCrossEncoder(path, batch_size)
+    keras_file = model_file(path)
+    model = _load_keras(keras_file) if keras_file.suffix == ".keras" and keras_file.is_file() else None
+    if not isinstance(model, SequenceRegressor):
+        found = type(model).__name__ if model is not None else "no .keras model"
+        raise ValueError(f"{path}: expected a regression model (tfbert finetune --task regression writes one), "
+                         f"found {found}")
+    task = read_task(path)
+    return KerasCrossEncoder(model, _tokenizer_of(path, tokenizer),
+                             max_length or task.get("max_length", DEFAULT_MAX_LENGTH), batch_size)

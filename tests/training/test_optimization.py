@@ -72,6 +72,7 @@ def _layer_variables():
         "gamma": norm.gamma,
         "beta": norm.beta,
         "embeddings": embedding.embeddings,
+        "output_bias": keras.Variable(np.full(5, 2.0, "float32"), name="output_bias"),  # the MLM heads' bias
     }
 
 
@@ -85,7 +86,7 @@ def test_weight_decay_skips_layer_norm_and_biases_and_decays_kernels():
     decayed = 2.0 - 0.5 * 0.1 * 2.0
     for name in ("kernel", "embeddings"):
         np.testing.assert_allclose(variables[name].numpy(), decayed, rtol=1e-6, err_msg=name)
-    for name in ("bias", "gamma", "beta"):
+    for name in ("bias", "gamma", "beta", "output_bias"):
         np.testing.assert_array_equal(variables[name].numpy(), 2.0, err_msg=name)
 
 

@@ -146,9 +146,8 @@ def finetune(
     with strategy.scope():
         model = model_fn(load_pretrained_encoder(pretrained))
         optimizer = create_optimizer("finetune", total_steps, learning_rate=learning_rate,
-                                     warmup_steps=int(warmup_fraction * total_steps), weight_decay=weight_decay)
-        if epsilon is not None:
-            optimizer.epsilon = epsilon
+                                     warmup_steps=int(warmup_fraction * total_steps), weight_decay=weight_decay,
+                                     epsilon=epsilon)
         model.compile(optimizer=optimizer, jit_compile=jit_compile)
     keep_best = KeepBest(evaluate, monitor, str(Path(model_dir) / "best.keras"), mode)
     model.fit(

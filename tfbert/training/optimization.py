@@ -19,7 +19,8 @@ tests/training):
   replicas of a `MirroredStrategy`), not Keras' short `variable.name`
   (`"gamma"`). `NO_DECAY_PATTERN` matches the last path component in all
   these spellings, so every `LayerNormalization` (`gamma`, `beta`) and every
-  bias is skipped while kernels and embeddings decay.
+  bias, the heads' `output_bias` included (as google-research/bert, which skips
+  any name containing "bias"), is skipped while kernels and embeddings decay.
 * Decay is decoupled and scaled by the learning rate:
   `w <- w - lr * weight_decay * w` before the Adam/LAMB step.
 * With `gradient_accumulation_steps=k` the optimizer updates the weights every
@@ -52,7 +53,7 @@ import tensorflow as tf
 from tfbert.training.recipes import RECIPES
 from tfbert.training.schedules import WarmupLinearDecay
 
-NO_DECAY_PATTERN = r"(^|/)(gamma|beta|bias)(/replica_\d+)?(:\d+)?$"
+NO_DECAY_PATTERN = r"(^|/)(gamma|beta|\w*bias)(/replica_\d+)?(:\d+)?$"
 
 
 class DenseGradients:
@@ -83,6 +84,7 @@ def create_optimizer(
     learning_rate: float | None = None,
     warmup_steps: int | None = None,
     weight_decay: float | None = None,
+    epsilon: float | None = None,
     clipnorm: float | None = 1.0,
     gradient_accumulation_steps: int | None = None,
 ) -> keras.optimizers.Optimizer:
@@ -92,7 +94,8 @@ def create_optimizer(
         recipe: one of `tfbert.training.recipes.RECIPES` (`"bert"`, `"roberta"`,
             `"albert"`, `"electra"`, `"electra-base"`, `"finetune"`).
         total_steps: number of optimizer updates of the whole run.
-        learning_rate, warmup_steps, weight_decay: override the recipe.
+        learning_rate, warmup_steps, weight_decay, epsilon: override the recipe
+            (epsilon is Adam's denominator term: 1e-6 in BERT's recipes, 1e-8 in PyTorch's AdamW).
             A `warmup_steps` larger than `total_steps` is cut to `total_steps`.
         clipnorm: clip the gradients by their *global* norm (Keras'
             `global_clipnorm`, as BERT does); `None` or 0 disables clipping.
@@ -128,7 +131,7 @@ def create_optimizer(
         weight_decay=weight_decay if weight_decay is not None else settings.weight_decay,
         beta_1=settings.beta_1,
         beta_2=settings.beta_2,
-        epsilon=settings.epsilon,
+        epsilon=epsilon if epsilon is not None else settings.epsilon,
         global_clipnorm=clipnorm or None,
         gradient_accumulation_steps=accumulation if accumulation > 1 else None,
     )

@@ -117,3 +117,33 @@ def test_keras3_tfsm_layer_runs_the_pair(hub_pair, signatures):
     outputs = encoder(packed)
     expected = _encode(signatures, {name: value.numpy() for name, value in packed.items()})
     np.testing.assert_allclose(np.asarray(outputs["pooled_output"]), expected["pooled_output"], atol=TOLERANCE)
+
+
+@pytest.fixture(scope="module")
+def sentencepiece_hub_text(assets):
+    """RoBERTa-style packing over a SentencePiece vocabulary (`<unk>` stands in for the pad token it lacks)."""
+    from tfbert.data.preprocessor import Preprocessor
+    from tfbert.export.hub_text import HubText
+    from tfbert.text import SentencePieceTokenizer
+
+    tokenizer = SentencePieceTokenizer(assets("spm/botchan_en_unigram_1000.model"), special_tokens={"pad": "<unk>"})
+    return HubText(Preprocessor(tokenizer, SEQUENCE_LENGTH, "roberta"))
+
+
+def test_sentencepiece_tokenize_is_flat_and_packs_roberta_style(sentencepiece_hub_text):
+    hub_text = sentencepiece_hub_text
+    first, second = hub_text.tokenize(tf.constant(FIRST[:2])), hub_text.tokenize(tf.constant(SECOND[:2]))
+    assert isinstance(first, tf.RaggedTensor) and first.shape.rank == 2
+    packed = hub_text.bert_pack_inputs([first, second], seq_length=SEQUENCE_LENGTH)
+    tokenizer = hub_text.preprocessor.tokenizer
+    row_first, row_second = first[1].numpy().tolist(), second[1].numpy().tolist()
+    expected = [tokenizer.cls_id, *row_first, tokenizer.sep_id, tokenizer.sep_id, *row_second, tokenizer.sep_id]
+    np.testing.assert_array_equal(packed["input_word_ids"][1, :len(expected)], expected)
+    assert int(tf.reduce_sum(packed["input_type_ids"])) == 0
+
+
+def test_bert_pack_inputs_rejects_a_length_without_room_for_the_segments(hub_pair):
+    preprocessor = tf.saved_model.load(str(hub_pair[0]))
+    segments = [preprocessor.tokenize(tf.constant(FIRST))] * 2
+    with pytest.raises(tf.errors.InvalidArgumentError, match="no room for 2 segments"):
+        preprocessor.bert_pack_inputs(segments, seq_length=4)

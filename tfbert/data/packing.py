@@ -160,10 +160,11 @@ class SegmentPacker:
 
     def _pack_batch(self, segments: list[tf.RaggedTensor]) -> dict[str, tf.Tensor]:
         budget = self.sequence_length - num_special_tokens(self.style, len(segments))
-        if budget < len(segments):
-            raise ValueError(
-                f"sequence_length={self.sequence_length} leaves no room for {len(segments)} segments"
-            )
+        message = f"sequence_length leaves no room for {len(segments)} segments; pass a longer one"
+        if isinstance(budget, int) and budget < len(segments):
+            raise ValueError(f"sequence_length={self.sequence_length}: {message}")
+        if not isinstance(budget, int):  # a tensor length (TF Hub's bert_pack_inputs): checked in the graph
+            tf.debugging.assert_greater_equal(budget, len(segments), message=message)
         trimmed = _TRIMMERS[self.truncation](segments, budget)
         if self.style == "roberta":
             trimmed = [trimmed[0]] + [_prepend(s, self.sep_id) for s in trimmed[1:]]

@@ -18,6 +18,7 @@ import keras
 import tensorflow as tf
 
 from tfbert.data.preprocessor import Preprocessor
+from tfbert.export.hub_text import HubText
 from tfbert.export.preprocessing import from_hub_names, to_hub_names
 from tfbert.export.tasks import ServingTask
 from tfbert.models.encoder import Encoder
@@ -96,42 +97,67 @@ class ServingModule(tf.Module):
 class PreprocessingModule(tf.Module):
     """TF Hub's preprocessing model: `serving_default` = `preprocess`, plus `tokenize`.
 
-    Run it in `tf.data` (CPU) and feed the encoder-only model on the accelerator.
+    Also TF Hub's text API (`tfbert.export.hub_text`): the module is callable on strings and has
+    `tokenize` (a RaggedTensor) and `bert_pack_inputs`, so `hub.KerasLayer` and `tf.data` maps use it
+    as they use TF Hub's BERT preprocessors. Run it in `tf.data` (CPU) and feed the encoder on the accelerator.
     """
 
     def __init__(self, preprocessor: Preprocessor, pair: bool = False):
         super().__init__(name="tfbert_preprocessing")
         self.preprocessor = preprocessor
+        hub_text = HubText(preprocessor)
         self.preprocess = tf.function(lambda text, text_pair=None: to_hub_names(preprocessor.pack(text, text_pair)),
                                       input_signature=[_strings("text")] + ([_strings("text_pair")] if pair else []),
                                       autograph=False)
-        self.tokenize = tf.function(preprocessor.tokenize, input_signature=[_strings("text")], autograph=False)
+        self.padded_tokenize = tf.function(preprocessor.tokenize, input_signature=[_strings("text")], autograph=False)
+        self.__call__ = tf.function(hub_text.call, input_signature=[_strings("text")], autograph=False)
+        self.tokenize = tf.function(hub_text.tokenize, input_signature=[_strings("text")], autograph=False)
+        self.bert_pack_inputs = tf.function(hub_text.bert_pack_inputs, autograph=False)
+        for segments in hub_text.segment_specs():
+            self.bert_pack_inputs.get_concrete_function(segments)
+            self.bert_pack_inputs.get_concrete_function(segments, seq_length=tf.TensorSpec([], tf.int32))
 
     def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
         preprocess = self.preprocess.get_concrete_function()
         return {"serving_default": preprocess, "preprocess": preprocess,
-                "tokenize": self.tokenize.get_concrete_function()}
+                "tokenize": self.padded_tokenize.get_concrete_function()}
 
 
-class EncoderModule(tf.Module):
+class EncoderModule(tf.__internal__.tracking.AutoTrackable):
     """TF Hub's encoder model: `serving_default` = `encode` on `input_word_ids`, `input_mask`, `input_type_ids`.
 
-    The sequence length is left open (`[batch, None]`), so TPU input pipelines choose it.
+    The sequence length is left open (`[batch, None]`), so TPU input pipelines choose it. The
+    SavedModel is also TF Hub's reusable encoder: `encoder(inputs, training=False)` returns
+    `pooled_output`, `sequence_output`, `encoder_outputs` (one per layer) and `default_output`, and
+    `variables`, `trainable_variables` and `regularization_losses` let `hub.KerasLayer(...,
+    trainable=True)` fine-tune it (dropout only with `training=True`). A plain `AutoTrackable`,
+    because `tf.Module` reserves those three names for properties that are not saved.
     """
 
     def __init__(self, encoder: Encoder):
-        super().__init__(name="tfbert_encoder")
         self.encoder = encoder
-        self.encoder_variables = backend_variables(encoder)
+        self.variables = backend_variables(encoder)
+        self.trainable_variables = [variable.value for variable in encoder.trainable_variables]
+        self.regularization_losses = []
 
         def encode(input_word_ids, input_mask, input_type_ids):
             outputs = encoder(from_hub_names({"input_word_ids": input_word_ids, "input_mask": input_mask,
                                               "input_type_ids": input_type_ids}), training=False)
             return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
 
-        self.encode = tf.function(encode, input_signature=[tf.TensorSpec([None, None], tf.int32, name=name) for name in
-                                                           ("input_word_ids", "input_mask", "input_type_ids")],
-                                  autograph=False)
+        def call(inputs, training=False):
+            outputs = encoder(from_hub_names(inputs), training=training)
+            pooled = tf.cast(outputs["pooled_output"], tf.float32)
+            return {"pooled_output": pooled, "default_output": pooled,
+                    "sequence_output": tf.cast(outputs["sequence_output"], tf.float32),
+                    "encoder_outputs": [tf.cast(layer, tf.float32) for layer in outputs["encoder_outputs"]]}
+
+        ids = {name: tf.TensorSpec([None, None], tf.int32, name=name)
+               for name in ("input_word_ids", "input_mask", "input_type_ids")}
+        self.encode = tf.function(encode, input_signature=list(ids.values()), autograph=False)
+        self.__call__ = tf.function(call, autograph=False)
+        for training in (False, True):
+            self.__call__.get_concrete_function(ids, training=training)
 
     def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
         encode = self.encode.get_concrete_function()

@@ -1,0 +1,92 @@
+"""TF Hub's "Common SavedModel APIs for Text" on top of tfbert's `Preprocessor`.
+
+The TF Hub BERT tutorials use a preprocessor SavedModel with three entry points and an
+encoder SavedModel that is callable and reusable (trainable under `hub.KerasLayer`):
+
+- `preprocessor(strings)` -> `input_word_ids`, `input_mask`, `input_type_ids`;
+- `preprocessor.tokenize(strings)` -> a `tf.RaggedTensor` of ids: `[batch, words, pieces]` for
+  WordPiece (as TF Hub's BERT preprocessors), `[batch, pieces]` for SentencePiece and byte-level BPE;
+- `preprocessor.bert_pack_inputs(segments, seq_length=N)` -> the three tensors, segments
+  truncated round-robin to `N` and packed in the architecture's layout (`SegmentPacker`);
+- `encoder(inputs, training=False)` -> `pooled_output`, `sequence_output`, `encoder_outputs`,
+  `default_output`.
+
+Example:
+    >>> preprocess = hub.KerasLayer("saved_models/minilm_preprocess/1")
+    >>> preprocess(tf.constant(["hello"]))["input_word_ids"].shape
+    TensorShape([1, 128])
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import tensorflow as tf
+
+from tfbert.data.packing import SegmentPacker
+from tfbert.data.preprocessor import Preprocessor
+from tfbert.export.preprocessing import to_hub_names
+from tfbert.text.wordpiece_tokenizer import WordPieceTokenizer
+
+WORDPIECE_CONTINUATION = "##"
+MAX_HUB_SEGMENTS = 3
+
+
+def continuation_table(tokenizer: WordPieceTokenizer) -> tf.Tensor:
+    """`[vocabulary_size]` bool: True where a WordPiece token continues a word (`##ing`)."""
+    return tf.constant([token.startswith(WORDPIECE_CONTINUATION) for token in tokenizer.vocabulary()])
+
+
+def group_pieces_into_words(ids: tf.RaggedTensor, continues_word: tf.Tensor) -> tf.RaggedTensor:
+    """`[batch, pieces]` WordPiece ids to `[batch, words, pieces]`: a word starts at every piece that is
+    not a `##` continuation (and at each row's first piece).
+
+    tfbert's WordPiece tokenizer returns flat pieces (its fast path has no word boundaries), so the
+    word level TF Hub's `tokenize` exposes is rebuilt from the vocabulary here.
+    """
+    flat = ids.flat_values
+    row_starts = tf.range(tf.size(flat, out_type=tf.int64)) == tf.gather(ids.row_starts(), ids.value_rowids())
+    starts_word = tf.logical_or(~tf.gather(continues_word, flat), row_starts)
+    word_starts = tf.where(starts_word)[:, 0]
+    words = tf.RaggedTensor.from_row_starts(flat, word_starts, validate=False)
+    words_per_row = tf.math.segment_sum(tf.cast(starts_word, tf.int64), ids.value_rowids())
+    words_per_row = tf.concat([words_per_row, tf.zeros([ids.nrows() - tf.size(words_per_row, out_type=tf.int64)],
+                                                       tf.int64)], 0)
+    return tf.RaggedTensor.from_row_lengths(words, words_per_row, validate=False)
+
+
+class HubText:
+    """The text entry points of the TF Hub API for one `Preprocessor` (see the module notes).
+
+    Example:
+        >>> hub_text = HubText(preprocessor)
+        >>> hub_text.bert_pack_inputs([hub_text.tokenize(tf.constant(["a b"]))], seq_length=8)["input_mask"]
+    """
+
+    def __init__(self, preprocessor: Preprocessor):
+        self.preprocessor = preprocessor
+        tokenizer = preprocessor.tokenizer
+        self.words = isinstance(tokenizer, WordPieceTokenizer)
+        self._continues_word = continuation_table(tokenizer) if self.words else None
+
+    def call(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
+        return to_hub_names(self.preprocessor.pack(text))
+
+    def tokenize(self, text: tf.Tensor) -> tf.RaggedTensor:
+        ids = self.preprocessor.tokenizer.tokenize(text)
+        return group_pieces_into_words(ids, self._continues_word) if self.words else ids
+
+    def bert_pack_inputs(self, segments: Sequence[tf.RaggedTensor], seq_length=None) -> dict[str, tf.Tensor]:
+        """Round-robin truncation to `seq_length` (the export's sequence length by default), then the
+        architecture's packing; a `seq_length` without room for one token per segment is an error."""
+        own = self.preprocessor.packer
+        length = own.sequence_length if seq_length is None else seq_length
+        packer = SegmentPacker(length, own.cls_id, own.sep_id, own.pad_id, style=own.style, truncation="round_robin")
+        return to_hub_names(packer(list(segments)))
+
+    def segment_specs(self) -> list[list[tf.RaggedTensorSpec]]:
+        """The segment lists `bert_pack_inputs` is traced for: 1..3 segments, as `tokenize` returns them
+        (and flat `[batch, pieces]` ones for WordPiece too)."""
+        ranks = (2, 1) if self.words else (1,)
+        return [[tf.RaggedTensorSpec([None] * (rank + 1), tf.int32, ragged_rank=rank)] * count
+                for rank in ranks for count in range(1, MAX_HUB_SEGMENTS + 1)]

@@ -72,7 +72,8 @@ def test_hub_keras_layer_preprocess_equals_the_fine_tuning_preprocessor(tutorial
 
     expected = Preprocessor(WordPieceTokenizer(assets("minilm/vocab.txt")), SEQUENCE_LENGTH).encode(FIRST)
     called = tutorial["call"]
-    assert called["input_word_ids"].dtype == np.int32 and called["input_word_ids"].shape == (len(FIRST), SEQUENCE_LENGTH)
+    assert called["input_word_ids"].dtype == np.int32
+    assert called["input_word_ids"].shape == (len(FIRST), SEQUENCE_LENGTH)
     np.testing.assert_array_equal(called["input_word_ids"], expected["token_ids"])
     np.testing.assert_array_equal(called["input_mask"], expected["padding_mask"])
     np.testing.assert_array_equal(called["input_type_ids"], expected["segment_ids"])
@@ -147,3 +148,18 @@ def test_bert_pack_inputs_rejects_a_length_without_room_for_the_segments(hub_pai
     segments = [preprocessor.tokenize(tf.constant(FIRST))] * 2
     with pytest.raises(tf.errors.InvalidArgumentError, match="no room for 2 segments"):
         preprocessor.bert_pack_inputs(segments, seq_length=4)
+
+
+def test_wordpiece_tokenize_groups_pieces_into_words(assets):
+    from tfbert.data.preprocessor import Preprocessor
+    from tfbert.export.hub_text import HubText
+    from tfbert.text import WordPieceTokenizer
+
+    tokenizer = WordPieceTokenizer(assets("minilm/vocab.txt"))
+    words = HubText(Preprocessor(tokenizer, SEQUENCE_LENGTH)).tokenize(tf.constant(FIRST))
+    assert words.shape.rank == 3
+    assert words.merge_dims(1, 2).to_list() == tokenizer.tokenize(tf.constant(FIRST)).to_list()
+    for row in words.to_list():
+        for word in row:
+            pieces = [tokenizer.vocabulary()[piece] for piece in word]
+            assert not pieces[0].startswith("##") and all(piece.startswith("##") for piece in pieces[1:])

@@ -85,8 +85,8 @@ class HubText:
         return to_hub_names(packer(list(segments)))
 
     def segment_specs(self) -> list[list[tf.RaggedTensorSpec]]:
-        """The segment lists `bert_pack_inputs` is traced for: 1..3 segments, as `tokenize` returns them
-        (and flat `[batch, pieces]` ones for WordPiece too)."""
-        ranks = (2, 1) if self.words else (1,)
-        return [[tf.RaggedTensorSpec([None] * (rank + 1), tf.int32, ragged_rank=rank)] * count
-                for rank in ranks for count in range(1, MAX_HUB_SEGMENTS + 1)]
+        """The segment lists `bert_pack_inputs` is traced for: 1..3 segments shaped as `tokenize` returns
+        them (each trace is saved, so only those)."""
+        rank = 2 if self.words else 1
+        spec = tf.RaggedTensorSpec([None] * (rank + 1), tf.int32, ragged_rank=rank)
+        return [[spec] * count for count in range(1, MAX_HUB_SEGMENTS + 1)]

@@ -152,7 +152,9 @@ def export_hub_pair(
 ) -> tuple[Path, Path]:
     """TF Hub's pair: `NAME_preprocess/VERSION` (strings to ids) and `NAME_encoder/VERSION` (ids to outputs).
 
-    Fine-tuning on a TPU runs the first in `tf.data` on the host and the second on the TPU.
+    Fine-tuning on a TPU runs the first in `tf.data` on the host and the second on the TPU. Both follow
+    TF Hub's text API too (`tfbert.export.hub_text`): `hub.KerasLayer(preprocess_dir)`, `.tokenize`,
+    `.bert_pack_inputs` and `hub.KerasLayer(encoder_dir, trainable=True)` work as with TF Hub's BERT models.
 
     Example:
         >>> preprocess_dir, encoder_dir = export_hub_pair("runs/bert-base", "bert_base")

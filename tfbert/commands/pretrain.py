@@ -14,12 +14,14 @@ def run(args: argparse.Namespace) -> None:
     """Loads the config, runs `tfbert.training.pretraining.pretrain` and says where the encoder went."""
     import_tensorflow_quietly()
     from tfbert.config import load_config
+    from tfbert.data.input_checks import check_text_files
     from tfbert.training.pretraining import pretrain
 
     if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
         raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
     try:
         config = load_config(args.config)
+        check_text_files(args.data)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
         model = pretrain(
             config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
@@ -30,8 +32,19 @@ def run(args: argparse.Namespace) -> None:
         )
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
-    print(f"trained {args.steps} steps; encoder in {args.model_dir}/encoder/encoder.keras "
-          f"({model.encoder.count_params():,} parameters)")
+    print(f"{steps_summary(int(model.optimizer.iterations), args.steps)}; encoder in "
+          f"{args.model_dir}/encoder/encoder.keras ({model.encoder.count_params():,} parameters)")
+
+
+def steps_summary(optimizer_steps: int, target: int) -> str:
+    """What the run did, from the optimizer's own step count; raises CommandError when it made no step."""
+    if optimizer_steps == 0:
+        raise CommandError("the run made no optimizer step (no training examples came from --data); "
+                           "check that the data files hold text")
+    if optimizer_steps > target:
+        return (f"nothing to do: the run is already at step {optimizer_steps}, past --steps {target}; "
+                "give a larger --steps to train further")
+    return f"trained to step {optimizer_steps} of {target}"
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -1,0 +1,44 @@
+"""Bad inputs give one line `tfbert COMMAND: error: ...`, exit status 2, and change nothing on disk."""
+
+import os
+
+import pytest
+
+from tfbert.cli import main
+
+
+def write(path, content: bytes):
+    path.write_bytes(content)
+    return str(path)
+
+
+BAD_DATA = [
+    ("empty", lambda tmp: write(tmp / "empty.txt", b""), "is empty or has only blank lines"),
+    ("blank_only", lambda tmp: write(tmp / "blank.txt", b"\n  \n\t\n"), "is empty or has only blank lines"),
+    ("nul_byte", lambda tmp: write(tmp / "nul.txt", b"fine line\nlord\0said\n"), "line 2: contains a NUL byte"),
+    ("binary", lambda tmp: write(tmp / "ls.bin", open("/bin/ls", "rb").read()), "contains a NUL byte"),
+    ("bad_utf8", lambda tmp: write(tmp / "latin1.txt", "ok\nok\ncaf\u00e9\n".encode("latin-1")),
+     "line 3: not valid UTF-8"),
+    ("folder", lambda tmp: str(tmp), "is a folder; give a text file"),
+    ("missing", lambda tmp: str(tmp / "nope.txt"), "nope.txt"),
+]
+
+
+def snapshot(folder):
+    return {path: os.stat(os.path.join(root, path)).st_mtime_ns
+            for root, _, files in os.walk(folder) for path in files}
+
+
+@pytest.mark.parametrize("make_data, expected", [row[1:] for row in BAD_DATA], ids=[row[0] for row in BAD_DATA])
+def test_pretrain_refuses_bad_data_file_with_one_line(tmp_path, capsys, make_data, expected):
+    data = make_data(tmp_path)
+    before = snapshot(tmp_path)
+    code = main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path / "vocab"), "--data", data,
+                 "--model-dir", str(tmp_path / "run"), "--steps", "2"])
+    error = capsys.readouterr().err.strip()
+    assert code == 2
+    assert error.startswith("tfbert pretrain: error: ") and "\n" not in error
+    assert expected in error
+    assert data in error or os.path.basename(data) in error
+    assert snapshot(tmp_path) == before
+    assert not (tmp_path / "run").exists()

@@ -23,17 +23,28 @@ def run(args: argparse.Namespace) -> None:
         config = load_config(args.config)
         check_text_files(args.data)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
-        model = pretrain(
-            config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
-            global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,
-            max_predictions=args.max_predictions, optimizer_recipe=args.optimizer, learning_rate=args.learning_rate,
-            warmup_steps=args.warmup_steps, checkpoint_every=args.checkpoint_every,
-            steps_per_execution=args.steps_per_execution, seed=args.seed, shuffle_buffer=args.shuffle_buffer,
-        )
+        with single_writer(args.model_dir):
+            model = pretrain(
+                config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
+                global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,
+                max_predictions=args.max_predictions, optimizer_recipe=args.optimizer,
+                learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
+                checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution,
+                seed=args.seed, shuffle_buffer=args.shuffle_buffer,
+            )
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
     print(f"{steps_summary(int(model.optimizer.iterations), args.steps)}; encoder in "
           f"{args.model_dir}/encoder/encoder.keras ({model.encoder.count_params():,} parameters)")
+
+
+def single_writer(model_dir: str):
+    """The run directory's lock (`RunLock`) for a local --model-dir; remote (`gs://`) runs are not locked."""
+    import contextlib
+
+    from tfbert.training.run_lock import RunLock
+
+    return contextlib.nullcontext() if "://" in model_dir else RunLock(model_dir)
 
 
 def steps_summary(optimizer_steps: int, target: int) -> str:

@@ -80,3 +80,17 @@ def test_stale_lock_of_a_dead_process_is_taken_over_and_released(tmp_path):
     with RunLock(str(tmp_path)):
         assert (tmp_path / LOCK_NAME).read_text() == str(os.getpid())
     assert not (tmp_path / LOCK_NAME).exists()
+
+
+def test_pretrain_refuses_sequence_length_above_max_positions(tmp_path, capsys):
+    from tfbert.config import load_config
+
+    limit = load_config("bert_tiny").encoder.max_sequence_length
+    data = tmp_path / "corpus.txt"
+    data.write_text("a sentence\n")
+    code = main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path / "vocab"), "--data", str(data),
+                 "--model-dir", str(tmp_path / "run"), "--steps", "2", "--sequence-length", str(limit + 1)])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert f"--sequence-length {limit + 1} is above the model's limit of {limit} positions" in error
+    assert not (tmp_path / "run").exists()

@@ -21,6 +21,10 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
     try:
         config = load_config(args.config)
+        if args.sequence_length > config.encoder.max_sequence_length:
+            raise CommandError(f"--sequence-length {args.sequence_length} is above the model's limit of "
+                               f"{config.encoder.max_sequence_length} positions (max_positions in the config); "
+                               "give a shorter --sequence-length or a config with more positions")
         check_text_files(args.data)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
         with single_writer(args.model_dir):

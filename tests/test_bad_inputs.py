@@ -94,3 +94,17 @@ def test_pretrain_refuses_sequence_length_above_max_positions(tmp_path, capsys):
     assert code == 2 and "\n" not in error
     assert f"--sequence-length {limit + 1} is above the model's limit of {limit} positions" in error
     assert not (tmp_path / "run").exists()
+
+
+def test_rest_client_with_no_server_says_cannot_reach_and_accepts_http_prefix(capsys):
+    import socket
+
+    from tfbert.export import client
+
+    with socket.socket() as probe:   # a free port on which nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code = client.main(["hello", "--model", "m", "--rest-address", f"http://127.0.0.1:{port}"])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert f"cannot reach TF Serving at 127.0.0.1:{port} (connection refused)" in error

@@ -96,26 +96,28 @@ def test_vocab_then_pretrain_on_real_text(assets, tmp_path, capsys):
                  "--model-dir", str(tmp_path / "run"), "--steps", "2", "--batch-size", "4", "--strategy", "cpu",
                  "--sequence-length", "32", "--max-predictions", "5", "--checkpoint-every", "2", "--shuffle-buffer", "50"]
     assert main(arguments) == 0
-    assert "trained 2 steps" in capsys.readouterr().out
+    assert "trained to step 2 of 2" in capsys.readouterr().out
     assert (tmp_path / "run" / "encoder" / "encoder.keras").exists()
 
 
 def test_pretrain_and_vocab_bad_input(tmp_path, capsys):
+    data = tmp_path / "x.txt"
+    data.write_text("a sentence\n")
     assert main(["vocab", "--kind", "wordpiece", "--data", str(tmp_path / "none.txt"), "--vocab-size", "100",
                  "--output", str(tmp_path / "v")]) == 2
     assert "none.txt" in capsys.readouterr().err
-    assert main(["pretrain", "--config", "bert_gigantic", "--tokenizer", str(tmp_path), "--data", "x.txt",
+    assert main(["pretrain", "--config", "bert_gigantic", "--tokenizer", str(tmp_path), "--data", str(data),
                  "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
     assert "unknown config 'bert_gigantic'" in capsys.readouterr().err
     bad = tmp_path / "bad.yaml"
     bad.write_text("architecture: bert\nencoder: {vocab_size: [\n")
-    assert main(["pretrain", "--config", str(bad), "--tokenizer", str(tmp_path), "--data", "x.txt",
+    assert main(["pretrain", "--config", str(bad), "--tokenizer", str(tmp_path), "--data", str(data),
                  "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
     assert "not valid YAML" in capsys.readouterr().err
     assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path / "no_tokenizer"),
-                 "--data", "x.txt", "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
+                 "--data", str(data), "--model-dir", str(tmp_path / "run"), "--steps", "1"]) == 2
     assert "tokenizer" in capsys.readouterr().err
-    assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path), "--data", "x.txt",
+    assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path), "--data", str(data),
                  "--model-dir", str(tmp_path / "run"), "--steps", "1", "--shuffle-buffer", "-1"]) == 2
     assert "shuffle_buffer must be 0 (corpus order) or a positive buffer size, got -1" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()

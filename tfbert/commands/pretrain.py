@@ -14,24 +14,52 @@ def run(args: argparse.Namespace) -> None:
     """Loads the config, runs `tfbert.training.pretraining.pretrain` and says where the encoder went."""
     import_tensorflow_quietly()
     from tfbert.config import load_config
+    from tfbert.data.input_checks import check_text_files
     from tfbert.training.pretraining import pretrain
 
     if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
         raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
     try:
         config = load_config(args.config)
+        if args.sequence_length > config.encoder.max_sequence_length:
+            raise CommandError(f"--sequence-length {args.sequence_length} is above the model's limit of "
+                               f"{config.encoder.max_sequence_length} positions (max_positions in the config); "
+                               "give a shorter --sequence-length or a config with more positions")
+        check_text_files(args.data)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
-        model = pretrain(
-            config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
-            global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,
-            max_predictions=args.max_predictions, optimizer_recipe=args.optimizer, learning_rate=args.learning_rate,
-            warmup_steps=args.warmup_steps, checkpoint_every=args.checkpoint_every,
-            steps_per_execution=args.steps_per_execution, seed=args.seed, shuffle_buffer=args.shuffle_buffer,
-        )
+        with single_writer(args.model_dir):
+            model = pretrain(
+                config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
+                global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,
+                max_predictions=args.max_predictions, optimizer_recipe=args.optimizer,
+                learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
+                checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution,
+                seed=args.seed, shuffle_buffer=args.shuffle_buffer,
+            )
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
-    print(f"trained {args.steps} steps; encoder in {args.model_dir}/encoder/encoder.keras "
-          f"({model.encoder.count_params():,} parameters)")
+    print(f"{steps_summary(int(model.optimizer.iterations), args.steps)}; encoder in "
+          f"{args.model_dir}/encoder/encoder.keras ({model.encoder.count_params():,} parameters)")
+
+
+def single_writer(model_dir: str):
+    """The run directory's lock (`RunLock`) for a local --model-dir; remote (`gs://`) runs are not locked."""
+    import contextlib
+
+    from tfbert.training.run_lock import RunLock
+
+    return contextlib.nullcontext() if "://" in model_dir else RunLock(model_dir)
+
+
+def steps_summary(optimizer_steps: int, target: int) -> str:
+    """What the run did, from the optimizer's own step count; raises CommandError when it made no step."""
+    if optimizer_steps == 0:
+        raise CommandError("the run made no optimizer step (no training examples came from --data); "
+                           "check that the data files hold text")
+    if optimizer_steps > target:
+        return (f"nothing to do: the run is already at step {optimizer_steps}, past --steps {target}; "
+                "give a larger --steps to train further")
+    return f"trained to step {optimizer_steps} of {target}"
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -21,6 +21,7 @@ import argparse
 import base64
 import json
 import sys
+import urllib.error
 import urllib.request
 from typing import Mapping, Sequence
 
@@ -75,12 +76,28 @@ def grpc_predict_request(inputs: StringColumns, model_name: str, signature_name:
 
 
 def post_rest(body: dict, model_name: str, address: str = "localhost:8501", timeout: float = 30.0) -> dict:
-    """POSTs `body` to `http://address/v1/models/MODEL:predict` and returns the decoded JSON answer."""
+    """POSTs `body` to `http://address/v1/models/MODEL:predict` and returns the decoded JSON answer.
+
+    `address` is `host:port` or `http://host:port`. Raises ConnectionError with one line: `cannot reach TF
+    Serving at HOST:PORT (REASON)`, or the server's own error text (e.g. "Servable not found ...").
+    """
+    address = address.removeprefix("http://").rstrip("/")
     request = urllib.request.Request(f"http://{address}/v1/models/{model_name}:predict",
                                      data=json.dumps(body).encode("utf-8"),
                                      headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        return json.loads(response.read())
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        text = error.read().decode("utf-8", "replace")
+        try:
+            text = json.loads(text).get("error", text)
+        except ValueError:
+            pass
+        raise ConnectionError(f"TF Serving at {address} answered {error.code}: {text}") from None
+    except urllib.error.URLError as error:
+        reason = getattr(error.reason, "strerror", None) or str(error.reason)
+        raise ConnectionError(f"cannot reach TF Serving at {address} ({reason.lower()})") from None
 
 
 def call_grpc(request, address: str = "localhost:8500", timeout: float = 30.0) -> dict:
@@ -126,7 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(answer, indent=2, default=lambda v: v.decode("utf-8", "replace")))
         return 0
     body = (rest_instances_body if args.format == "instances" else rest_columnar_body)(inputs, args.signature)
-    print(json.dumps(post_rest(body, args.model, args.rest_address), indent=2))
+    try:
+        answer = post_rest(body, args.model, args.rest_address)
+    except ConnectionError as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(answer, indent=2))
     return 0
 
 

@@ -35,6 +35,7 @@ from tfbert.architectures import ArchitectureSpec
 from tfbert.config import ModelConfig, load_config, save_config
 from tfbert.data import pretraining_dataset, text_line_documents, tfds_documents, tfrecord_documents
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
+from tfbert.data.input_checks import check_text_files
 from tfbert.data.masking import mask_dataset
 from tfbert.data.preprocessor import MaskingSettings, Preprocessor
 from tfbert.data.pretraining import shuffled
@@ -94,6 +95,7 @@ def documents_from(data: str | Sequence[str] | tf.data.Dataset) -> tf.data.Datas
         return tfbert.corpus.documents(expanded)
     if expanded and all(path.endswith((".tfrecord", ".tfrecords")) for path in expanded):
         return tfrecord_documents(expanded)
+    check_text_files(expanded)
     return text_line_documents(expanded)
 
 

@@ -26,12 +26,10 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from tfbert import architectures
-from tfbert.data.preprocessor import encoder_packing_style
 from tfbert.tasks.features import encode_texts
 from tfbert.tasks.model_dir import is_model_dir, model_file, read_task
 from tfbert.tasks.models import SentenceEmbedder, SequenceRegressor
-from tfbert.tasks.pretrained import find_pretrained_tokenizer, load_pretrained_encoder, pretrained_architecture
+from tfbert.tasks.pretrained import find_pretrained_tokenizer, load_pretrained_encoder
 from tfbert.tasks.tokenization import as_piece_tokenizer
 
 DEFAULT_MAX_LENGTH = 128
@@ -50,26 +48,17 @@ class CrossEncoder(Protocol):
 
 
 class _KerasTextModel:
-    """A Keras model on the features of `encode_texts`, run in batches of similar length.
+    """A Keras model on the features of `encode_texts`, run in batches of similar length."""
 
-    Pairs are packed in `packing_style`, the model's architecture's (`<s> a </s></s> b </s>` for
-    RoBERTa, XLM-R and XLM), exactly as fine-tuning packed them; by default the style of the
-    encoder's position layout.
-    """
-
-    def __init__(self, model: keras.Model, tokenizer, max_length: int = DEFAULT_MAX_LENGTH, batch_size: int = 64,
-                 packing_style: str | None = None):
+    def __init__(self, model: keras.Model, tokenizer, max_length: int = DEFAULT_MAX_LENGTH, batch_size: int = 64):
         self.model, self.max_length, self.batch_size = model, max_length, batch_size
         self.tokenizer = as_piece_tokenizer(tokenizer)
-        encoder = getattr(model, "encoder", model)
-        self.packing_style = packing_style or encoder_packing_style(encoder.config.position_offset)
         self._call = tf.function(lambda inputs: model(inputs, training=False), reduce_retracing=True)
 
     def _run(self, output: str, texts: Sequence[str], pair_texts: Sequence[str] | None = None) -> np.ndarray:
         if not len(texts):
             raise ValueError("no texts to run the model on")
-        features = encode_texts(self.tokenizer, texts, pair_texts, max_length=self.max_length,
-                                packing_style=self.packing_style)
+        features = encode_texts(self.tokenizer, texts, pair_texts, max_length=self.max_length)
         lengths = features["padding_mask"].sum(axis=1)
         order = np.argsort(-lengths, kind="stable")
         results = []
@@ -80,12 +69,6 @@ class _KerasTextModel:
             results.append(np.asarray(self._call(batch)[output], np.float32))
         values = np.concatenate(results)
         return values[np.argsort(order, kind="stable")]
-
-
-def _packing_style_of(source: Path) -> str | None:
-    """The packing style of the architecture saved with `source` (None where it is not known)."""
-    architecture = pretrained_architecture(source)
-    return architectures.get(architecture).packing_style if architecture in architectures.names() else None
 
 
 class KerasEmbedder(_KerasTextModel):
@@ -226,5 +209,4 @@ def load_cross_encoder(source: str | Path, *, max_length: int | None = None, tok
                          f"found {found}")
     task = read_task(path)
     return KerasCrossEncoder(model, _tokenizer_of(path, tokenizer),
-                             max_length or task.get("max_length", DEFAULT_MAX_LENGTH), batch_size,
-                             packing_style=_packing_style_of(path))
+                             max_length or task.get("max_length", DEFAULT_MAX_LENGTH), batch_size)

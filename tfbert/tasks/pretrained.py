@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import keras
 
 from tfbert.models.encoder import Encoder
+from tfbert.tasks.model_dir import model_file
 
 if TYPE_CHECKING:
     from tfbert.data.preprocessor import Preprocessor
@@ -21,8 +22,9 @@ def load_pretrained_encoder(source: str | Path | Encoder, dtype: str | None = No
 
     `source` may be an `Encoder`; a `.keras` file holding an `Encoder` or any
     model with an `.encoder` (e.g. a saved `PretrainingModel` or task model);
-    a folder with `encoder.keras`, or a pretraining run's `model_dir` (whose
-    `encoder/encoder.keras` `tfbert pretrain` writes); or a Hugging Face
+    a folder with `encoder.keras`, a pretraining run's `model_dir` (whose
+    `encoder/encoder.keras` `tfbert pretrain` writes) or a fine-tuning run's
+    model dir (its `best.keras`, e.g. a sentence embedder); or a Hugging Face
     checkpoint folder (`config.json` + weights, through `load_huggingface`).
     The `.keras` file and the tfbert folders may be in a bucket (`gs://...`).
 
@@ -36,15 +38,15 @@ def load_pretrained_encoder(source: str | Path | Encoder, dtype: str | None = No
         return _load_remote_encoder(str(source))
     path = Path(source)
     if path.is_dir():
-        for candidate in (path / "encoder.keras", path / "encoder" / "encoder.keras"):
-            if candidate.is_file():
+        for candidate in (path / "encoder.keras", path / "encoder" / "encoder.keras", model_file(path)):
+            if candidate.is_file() and candidate.suffix == ".keras":
                 return load_pretrained_encoder(candidate)
         if (path / "config.json").is_file():
             from tfbert.convert.huggingface import load_huggingface
 
             return load_huggingface(path, dtype=dtype)
-        raise FileNotFoundError(f"{path}: found neither encoder.keras (a tfbert encoder) nor config.json "
-                                "(a Hugging Face checkpoint)")
+        raise FileNotFoundError(f"{path}: found neither encoder.keras (a tfbert encoder), best.keras with task.json "
+                                "(a tfbert fine-tuning run) nor config.json (a Hugging Face checkpoint)")
     if path.suffix == ".keras" and path.is_file():
         return _encoder_in(path)
     raise FileNotFoundError(f"{path}: expected a .keras file or a folder with encoder.keras or config.json")

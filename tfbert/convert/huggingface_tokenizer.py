@@ -6,9 +6,12 @@
 
 - WordPiece: lower-casing and accent stripping together (`do_lower_case` = `strip_accents` =
   tfbert's `lowercase`), CJK characters split, as BERT;
-- SentencePiece: the model itself normalises, so `keep_accents` is true (the class's default
-  strips accents with NFKD and turns Hangul into unknown jamo) and `do_lower_case` is tfbert's
-  `lowercase`; the ids are the model's own (no fairseq shift);
+- SentencePiece (unigram): `AlbertTokenizer`; the model itself normalises, so `keep_accents` is
+  true (the class's default strips accents with NFKD and turns Hangul into unknown jamo) and
+  `do_lower_case` is tfbert's `lowercase`; the ids are the model's own (no fairseq shift). That
+  class fixes the unknown id at ALBERT's 1, so a model with another (`<unk>` first, as
+  sentencepiece's defaults) is written for `PreTrainedTokenizerFast`, which reads tokenizer.json
+  as it is;
 - byte-level BPE: RoBERTa's, without a prefix space.
 
 Pairs are packed in the family's style (`[CLS] a [SEP] b [SEP]` with type ids 0/1, or
@@ -34,6 +37,10 @@ from tfbert.text.base import Tokenizer
 from tfbert.text.sentencepiece_tokenizer import MODEL_FILE
 
 SPECIAL_TOKENS_FILE = "special_tokens_map.json"
+TOKENIZER_FILE = "tokenizer.json"
+CONFIG_FILE = "tokenizer_config.json"
+# transformers' class that reads tokenizer.json as it is.
+GENERIC_CLASS = "PreTrainedTokenizerFast"
 # Role names of tfbert tokenizers and the `transformers` keyword each one is.
 _ROLE_ARGUMENTS = {"cls": "cls_token", "sep": "sep_token", "pad": "pad_token", "mask": "mask_token",
                    "unk": "unk_token", "bos": "bos_token", "eos": "eos_token"}
@@ -64,7 +71,7 @@ def _sentencepiece(tokenizer: SentencePieceTokenizer, scratch: Path):
     settings = {"tokenizer_class": AlbertTokenizer.__name__, "do_lower_case": tokenizer.lowercase,
                 "keep_accents": True, "remove_space": True,
                 **_special_arguments(tokenizer, {"bos_token": None, "eos_token": None, "mask_token": None})}
-    (scratch / "tokenizer_config.json").write_text(json.dumps(settings), encoding="utf-8")
+    (scratch / CONFIG_FILE).write_text(json.dumps(settings), encoding="utf-8")
     return AutoTokenizer.from_pretrained(scratch)
 
 
@@ -101,6 +108,20 @@ def _post_processor(tokenizer: Tokenizer, packing_style: str):
                               special_tokens=special)
 
 
+def _set_unknown_id(folder: Path, unknown_id: int) -> None:
+    """A unigram model's `unk_id` set to the SentencePiece model's own. transformers' SentencePiece classes fix it
+    (ALBERT's 1, XLM-R's 3) when they load, so a folder with another is read by the generic class, which takes
+    tokenizer.json as written."""
+    state = json.loads((folder / TOKENIZER_FILE).read_text(encoding="utf-8"))
+    if state["model"].get("unk_id", unknown_id) == unknown_id:
+        return
+    state["model"]["unk_id"] = unknown_id
+    (folder / TOKENIZER_FILE).write_text(json.dumps(state, ensure_ascii=False, indent=2), encoding="utf-8")
+    settings = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+    settings["tokenizer_class"] = GENERIC_CLASS
+    (folder / CONFIG_FILE).write_text(json.dumps(settings, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
 def write_huggingface_tokenizer(tokenizer: Tokenizer, folder: str | Path, packing_style: str = "bert") -> None:
     """Writes the Hugging Face files of `tokenizer` into `folder` (see the module notes); `ValueError` for a
     tokenizer class with no equivalent."""
@@ -115,8 +136,9 @@ def write_huggingface_tokenizer(tokenizer: Tokenizer, folder: str | Path, packin
         converted.model_input_names = list(_MODEL_INPUTS[packing_style])
         converted.init_kwargs["model_input_names"] = converted.model_input_names
         converted.save_pretrained(folder)
+        _set_unknown_id(folder, tokenizer.unk_id)
         for vocabulary in Path(scratch).iterdir():
-            if vocabulary.name != "tokenizer_config.json" and not (folder / vocabulary.name).exists():
+            if vocabulary.name != CONFIG_FILE and not (folder / vocabulary.name).exists():
                 shutil.copyfile(vocabulary, folder / vocabulary.name)
     if not (folder / SPECIAL_TOKENS_FILE).is_file():
         roles = {_ROLE_ARGUMENTS[role]: token for role, token in tokenizer.special_tokens.items() if token is not None}

@@ -76,7 +76,9 @@ def test_a_checkpoint_read_and_written_again_is_equal_bit_for_bit_and_loads_with
             assert ours[name].dtype == tensor.dtype and ours[name].tobytes() == tensor.tobytes(), name
         config = json.loads((folder / "config.json").read_text())
         class_name = config["architectures"][0]
-        assert class_name == json.loads((original / "config.json").read_text())["architectures"][0]
+        original_config = json.loads((original / "config.json").read_text())
+        assert class_name == original_config["architectures"][0]
+        assert config.get("causal", False) == original_config.get("causal", False)
         _, info = getattr(transformers, class_name).from_pretrained(folder, output_loading_info=True)
         assert not info["missing_keys"] and not info["unexpected_keys"]
 

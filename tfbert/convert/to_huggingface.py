@@ -87,7 +87,9 @@ def _pretraining_checkpoints(model: keras.Model, spec, entry: HuggingFaceFormat)
     assignments = [*entry.encoder_weights(model.encoder, f"{entry.prefix}."), *entry.head_weights(model)]
     if not entry.pretraining_pooler:
         assignments = _without_pooler(assignments, f"{entry.prefix}.pooler")
-    return [Checkpoint("", _config(entry, model.config.encoder, entry.pretraining_class), export_weights(assignments))]
+    heads = entry.head_config(model) if entry.head_config else {}
+    return [Checkpoint("", _config(entry, model.config.encoder, entry.pretraining_class, **heads),
+                       export_weights(assignments))]
 
 
 def _labels(num_labels: int, label_names: Sequence[str] | None) -> dict[str, Any]:

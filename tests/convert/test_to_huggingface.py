@@ -133,7 +133,7 @@ def test_a_tfbert_encoder_loads_in_automodel_with_its_outputs(tmp_path, architec
     _assert_close_on_tokens(ours["sequence_output"], theirs.last_hidden_state.numpy(), mask)
 
 
-@pytest.mark.parametrize("architecture", ["bert", "roberta"])
+@pytest.mark.parametrize("architecture", ["bert", "albert", "roberta", "xlmr"])
 def test_a_classifier_loads_as_sequence_classification_with_its_logits_and_labels(tmp_path, architecture):
     from tfbert.tasks.models.classification import SequenceClassifier
 

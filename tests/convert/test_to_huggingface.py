@@ -164,3 +164,12 @@ def test_an_existing_folder_is_not_overwritten(tmp_path):
     with pytest.raises(FileExistsError, match="already exists"):
         write_huggingface(Encoder(_encoder_config("bert")), tmp_path / "hf", "bert")
     assert (tmp_path / "hf" / "notes.txt").read_text() == "mine"
+
+
+def test_the_real_minilm_checkpoint_is_written_back_with_every_weight_bit_for_bit(assets, tmp_path):
+    folder = assets("minilm/config.json").parent
+    write_huggingface(load_huggingface(folder), tmp_path / "hf", "bert")
+    theirs, ours = _tensors(folder), _tensors(tmp_path / "hf")
+    # `embeddings.position_ids` is a buffer transformers recomputes (0, 1, 2, ...), not a weight.
+    assert sorted(theirs) == sorted([*ours, "embeddings.position_ids"])
+    assert all(ours[name].tobytes() == theirs[name].tobytes() for name in ours)

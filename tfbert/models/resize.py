@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Mapping, Sequence
+
 import numpy as np
+from keras import ops
 
 from tfbert.models.encoder import Encoder
 from tfbert.models.pretraining import PretrainingModel
@@ -36,3 +39,23 @@ def resize_token_embeddings(model: Encoder | PretrainingModel, vocab_size: int) 
             value = grown
         new.assign(value)
     return resized
+
+
+def grow_rows(old, initial, pieces: Mapping[int, Sequence[int]]):
+    """`initial` (a grown table's starting value) with `old`'s rows first and each added row the mean of its pieces.
+
+    `old` is `[old_vocab, ...]` and `initial` `[new_vocab, ...]`: rows below `old_vocab` are `old`'s, bit
+    for bit; an added row `i` with `pieces[i]` (old ids, from
+    `tfbert.text.vocabulary_growth.old_pieces_of_added_tokens`) is the mean of those old rows, and
+    one without pieces keeps its initial value. Works for the token table and the MLM output bias.
+
+    Example:
+        >>> grown = grow_rows(table, initial, {8000: [412, 77]})   # row 8000 = mean of rows 412 and 77
+    """
+    old, initial = ops.convert_to_tensor(old), ops.convert_to_tensor(initial)
+    rows = [old]
+    for index in range(old.shape[0], initial.shape[0]):
+        ids = list(pieces.get(index, ()))
+        row = ops.mean(ops.take(old, ids, axis=0), axis=0) if ids else initial[index]
+        rows.append(ops.expand_dims(ops.cast(row, old.dtype), 0))
+    return ops.concatenate(rows, axis=0)

@@ -93,13 +93,22 @@ def find_pretrained_tokenizer(source: str | Path) -> "Tokenizer | None":
         if _is_tfbert_tokenizer(candidate):
             return load_tokenizer(candidate)
     if (folder / "vocab.txt").is_file():
-        settings = folder / "tokenizer_config.json"
-        try:
-            lowercase = json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True) if settings.is_file() else True
-        except (json.JSONDecodeError, AttributeError):
-            lowercase = True
-        return WordPieceTokenizer(folder / "vocab.txt", lowercase=bool(lowercase))
+        return WordPieceTokenizer(folder / "vocab.txt", lowercase=_hugging_face_lowercase(folder))
+    if (folder / "spiece.model").is_file():
+        from tfbert.text import SentencePieceTokenizer
+
+        return SentencePieceTokenizer(folder / "spiece.model", lowercase=_hugging_face_lowercase(folder))
     return None
+
+
+def _hugging_face_lowercase(folder: Path) -> bool:
+    """`do_lower_case` of a Hugging Face folder's `tokenizer_config.json` (True, as BERT's and ALBERT's, when absent)."""
+    settings = folder / "tokenizer_config.json"
+    try:
+        lowercase = json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True) if settings.is_file() else True
+    except (json.JSONDecodeError, AttributeError):
+        lowercase = True
+    return bool(lowercase)
 
 
 def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
@@ -108,8 +117,8 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
     `source` may be a tokenizer folder (written by `save_assets`, `tfbert vocab` or
     `train_sentencepiece`); a pretraining run's `model_dir` (its `tokenizer/`), a folder
     or `.keras` file inside one (e.g. `encoder/`, a fine-tuning run with `tokenizer/`
-    beside `best.keras`); or a Hugging Face BERT-style folder (`vocab.txt`, lower-cased
-    as its `tokenizer_config.json` says).
+    beside `best.keras`); or a Hugging Face folder with `vocab.txt` (BERT-style WordPiece) or
+    `spiece.model` (ALBERT's SentencePiece), lower-cased as its `tokenizer_config.json` says.
 
     Example:
         >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased

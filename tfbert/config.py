@@ -349,6 +349,19 @@ def load_config(name_or_path: str | Path, vocab_size: int | None = None) -> Mode
         >>> load_config("my_albert.yaml", vocab_size=tokenizer.vocabulary_size()).encoder.vocab_size
         32000
     """
+    data, source = read_config_mapping(name_or_path)
+    try:
+        data = data if data is not None else {}
+        if vocab_size is not None:
+            data = with_vocab_size(data, vocab_size, replace=source.startswith("configs/"))
+        return ModelConfig.from_dict(data)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"config {source!r}: {error}") from None
+
+
+def read_config_mapping(name_or_path: str | Path) -> tuple[Any, str]:
+    """The parsed YAML of a shipped config or a config file, and where it came from (`configs/NAME.yaml` or
+    the path); `ValueError` for an unknown name or invalid YAML, `FileNotFoundError` for a missing file."""
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
@@ -368,13 +381,7 @@ def load_config(name_or_path: str | Path, vocab_size: int | None = None) -> Mode
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise ValueError(f"config {source!r} is not valid YAML: {_yaml_problem(error)}") from None
-    try:
-        data = data if data is not None else {}
-        if vocab_size is not None:
-            data = with_vocab_size(data, vocab_size, replace=source.startswith("configs/"))
-        return ModelConfig.from_dict(data)
-    except (ValueError, TypeError) as error:
-        raise ValueError(f"config {source!r}: {error}") from None
+    return data, source
 
 
 def with_vocab_size(data: Any, vocab_size: int, replace: bool = False) -> Any:

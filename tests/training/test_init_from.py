@@ -4,6 +4,7 @@ import itertools
 import json
 import shutil
 
+import keras
 import numpy as np
 import pytest
 import torch
@@ -15,6 +16,7 @@ from convert.tf1_releases import albert_tensors, padded_batch, write_checkpoint,
 from tfbert import architectures
 from tfbert.cli import main
 from tfbert.config import load_config
+from tfbert.tasks.pretrained import encoder_for_tokenizer
 from tfbert.text import WordPieceTokenizer, load_tokenizer
 from tfbert.text.vocab_training import train_sentencepiece
 from tfbert.training.initialization import added_token_pieces, initialize_from, read_source
@@ -222,3 +224,14 @@ def test_command_line_init_from_objectives_and_bad_sources(albert_mlm_run, corpu
         assert main(["pretrain", *arguments, *model_dir, *common]) == 2
         error = capsys.readouterr().err.strip().splitlines()
         assert len(error) == 1 and message in error[0], error
+
+
+def test_finetune_grows_the_encoder_for_a_tokenizer_with_added_words(albert_mlm_run, tmp_path):
+    run, trained = albert_mlm_run
+    assert encoder_for_tokenizer(run, load_tokenizer(run / "tokenizer"), tmp_path) == run
+    new = with_user_pieces(run / "tokenizer", ["\u2581unbelievablyweird"], tmp_path / "new")
+    grown = keras.models.load_model(encoder_for_tokenizer(run, new, tmp_path))
+    table, old_table = grown.token_embedding.embeddings.numpy(), trained.encoder.token_embedding.embeddings.numpy()
+    np.testing.assert_array_equal(table[:400], old_table)
+    pieces = added_token_pieces(read_source(run), new)
+    np.testing.assert_allclose(table[400], old_table[pieces[400]].mean(axis=0), rtol=1e-6)

@@ -14,7 +14,7 @@ def run(args: argparse.Namespace) -> None:
     """Loads the config, runs `tfbert.training.pretraining.pretrain` and says where the encoder went."""
     import_tensorflow_quietly()
     from tfbert.data.input_checks import check_text_files
-    from tfbert.training.pretraining import pretrain
+    from tfbert.training.pretraining import check_config_argument, pretrain
 
     if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
         raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
@@ -23,6 +23,8 @@ def run(args: argparse.Namespace) -> None:
                            "from scratch, or --init-from SOURCE to start from an existing model")
     show_initialization()
     try:
+        if args.config is not None:
+            check_config_argument(args.config)
         check_text_files(args.data)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
         with single_writer(args.model_dir):

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-import numpy as np
 from keras import ops
 
 from tfbert.models.encoder import Encoder
 from tfbert.models.pretraining import PretrainingModel
 
 
-def resize_token_embeddings(model: Encoder | PretrainingModel, vocab_size: int) -> Encoder | PretrainingModel:
+def resize_token_embeddings(model: Encoder | PretrainingModel, vocab_size: int,
+                            pieces: Mapping[int, Sequence[int]] | None = None) -> Encoder | PretrainingModel:
     """A copy of `model` whose vocabulary has `vocab_size` rows; existing rows keep their values.
 
     The token table and, in a pretraining model, the MLM output bias change
-    size: the first `min(old, new)` rows are copied, added rows get the model's
-    initialiser (bias 0). Every other weight is copied unchanged.
+    size: the first `min(old, new)` rows are copied; an added row listed in
+    `pieces` (new id -> old piece ids) is the mean of those rows (`grow_rows`),
+    the others get the model's initialiser (bias 0). Every other weight is
+    copied unchanged.
 
     Example:
         >>> bigger = resize_token_embeddings(encoder, encoder.config.vocab_size + 2)
@@ -31,12 +33,11 @@ def resize_token_embeddings(model: Encoder | PretrainingModel, vocab_size: int) 
     for old, new in zip(model.weights, resized.weights):
         if old.path != new.path:
             raise ValueError(f"weights do not line up: {old.path} vs {new.path}")
-        value = np.asarray(old.numpy())
-        if old.shape != new.shape:
-            rows = min(old.shape[0], new.shape[0])
-            grown = np.asarray(new.numpy()).copy()
-            grown[:rows] = value[:rows]
-            value = grown
+        value = old.value
+        if old.shape != new.shape and old.shape[0] < new.shape[0]:
+            value = grow_rows(old.value, new.value, pieces or {})
+        elif old.shape != new.shape:
+            value = old.value[: new.shape[0]]
         new.assign(value)
     return resized
 

@@ -33,7 +33,7 @@ import tensorflow as tf
 
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
-from tfbert.config import ModelConfig, PretrainingDefaults, load_config, save_config
+from tfbert.config import ModelConfig, PretrainingDefaults, load_config, read_config_mapping, save_config
 from tfbert.data import pretraining_dataset, text_line_documents, tfds_documents, tfrecord_documents
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
 from tfbert.data.input_checks import check_text_files
@@ -393,12 +393,20 @@ def load_run_config(path: str | Path, vocab_size: int) -> ModelConfig:
     """A shipped config name or YAML file (`load_config`), or a Hugging Face `config.json` (its sizes; the
     vocabulary is the tokenizer's); a `.keras` file is refused with what to do instead."""
     path = Path(path)
-    if path.suffix == ".keras":
-        raise ValueError(f"--config {path} is a Keras model, not a config; to start from its weights give "
-                         "--init-from, and --config a YAML file, a shipped config name or a config.json")
+    check_config_argument(path)
     if path.suffix == ".json":
         return hugging_face_config_file(path, vocab_size)
     return load_config(path, vocab_size=vocab_size)
+
+
+def check_config_argument(path: str | Path) -> None:
+    """Fails early (before any data or tokenizer is read) for a `.keras` file, an unknown config name or bad YAML."""
+    path = Path(path)
+    if path.suffix == ".keras":
+        raise ValueError(f"--config {path} is a Keras model, not a config; to start from its weights give "
+                         "--init-from, and --config a YAML file, a shipped config name or a config.json")
+    if path.suffix != ".json":
+        read_config_mapping(path)
 
 
 def hugging_face_config_file(path: Path, vocab_size: int) -> ModelConfig:

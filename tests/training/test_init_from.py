@@ -20,7 +20,7 @@ from tfbert.tasks.pretrained import encoder_for_tokenizer
 from tfbert.text import WordPieceTokenizer, load_tokenizer
 from tfbert.text.vocab_training import train_sentencepiece
 from tfbert.training.initialization import added_token_pieces, initialize_from, read_source
-from tfbert.training.pretraining import load_run_config, pretrain
+from tfbert.training.pretraining import load_run_config, pretrain, run_config
 
 TOLERANCE = 1e-4
 ALBERT = dict(embedding_size=16, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
@@ -108,6 +108,11 @@ def test_keras_file_and_finetune_dir_sources_start_from_their_encoder(albert_mlm
         inputs, _ = padded_batch(400)
         np.testing.assert_array_equal(model.encoder(inputs)["sequence_output"],
                                       trained.encoder(inputs)["sequence_output"])
+    shutil.copy(encoder_file, tmp_path / "bare.keras")
+    bare = read_source(tmp_path / "bare.keras")
+    assert bare.config is None and bare.vocab_size == 400
+    with pytest.raises(ValueError, match="says its architecture; give --config"):
+        run_config(None, load_tokenizer(run / "tokenizer"), bare)
 
 
 def test_hugging_face_albert_for_pretraining_keeps_mlm_and_sop_heads(tmp_path, assets):

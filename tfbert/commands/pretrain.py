@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> None:
     show_initialization()
     try:
         if args.config is not None:
-            check_config_argument(args.config)
+            check_config_argument(args.config, args.sequence_length)
         check_text_files(args.data)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
         with single_writer(args.model_dir):

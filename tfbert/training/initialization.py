@@ -49,14 +49,15 @@ class InitSource:
     Attributes:
         path: SOURCE as given.
         kind: `huggingface`, `keras`, `run`, `finetune` or `tf1`.
-        config: its config (architecture and encoder sizes).
+        config: its config (architecture and encoder sizes); None for an encoder whose architecture
+            nothing beside it says (then `--config` must).
         tokenizer: the tokenizer that goes with it, None where it has none.
         build: builds SOURCE with its weights: its pretraining model where it has heads, else its encoder.
     """
 
     path: Path
     kind: str
-    config: ModelConfig
+    config: ModelConfig | None
     tokenizer: Tokenizer | None
     build: Callable[[], keras.Model]
 
@@ -67,6 +68,13 @@ class InitSource:
     @cached_property
     def model(self) -> keras.Model:
         return self.build()
+
+    @property
+    def vocab_size(self) -> int:
+        """Rows of its token table."""
+        if self.config is not None:
+            return self.config.encoder.vocab_size
+        return (self.model if isinstance(self.model, Encoder) else self.model.encoder).config.vocab_size
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,10 +133,7 @@ def _keras_source(path: Path, kind: str, folder: Path | None = None) -> InitSour
         if not isinstance(encoder, Encoder):
             raise ValueError(f"--init-from {path} holds a {type(model).__name__} with no tfbert encoder")
         architecture = pretrained_architecture(folder or path)
-        if architecture is None:
-            raise ValueError(f"--init-from {path} holds an encoder but no preprocessor.json or config.yaml beside it "
-                             "says its architecture; give --config")
-        config = ModelConfig(architecture=architecture, encoder=encoder.config)
+        config = None if architecture is None else ModelConfig(architecture=architecture, encoder=encoder.config)
     return InitSource(folder or path, kind, config, _tokenizer_beside(folder or path), lambda: model)
 
 
@@ -155,9 +160,9 @@ def _run_source(folder: Path) -> InitSource:
 
 def _huggingface_source(folder: Path) -> InitSource:
     """A Hugging Face folder: the family's pretraining model when the checkpoint holds its heads, else the encoder."""
-    from tfbert.convert.huggingface import _read_model_config, load_huggingface, load_state_dict, read_state_dict
+    from tfbert.convert.huggingface import load_huggingface, load_state_dict, read_folder_config, read_state_dict
 
-    _, config = _read_model_config(folder)
+    config = read_folder_config(folder)
     spec = architectures.get(config.architecture)
 
     def build() -> keras.Model:
@@ -207,7 +212,7 @@ def added_token_pieces(source: InitSource, tokenizer: Tokenizer) -> dict[int, li
     """
     from tfbert.text.vocabulary_growth import check_extension, old_pieces_of_added_tokens
 
-    rows, size = source.config.encoder.vocab_size, tokenizer.vocabulary_size()
+    rows, size = source.vocab_size, tokenizer.vocabulary_size()
     if size == rows:
         return {}
     if size < rows or source.tokenizer is None:

@@ -321,10 +321,7 @@ def pretrain(
     source = read_source_for(init_from, model_dir)
     tokenizer = run_tokenizer(tokenizer, source)
     config = run_config(config, tokenizer, source)
-    if sequence_length > config.encoder.max_sequence_length:
-        raise ValueError(f"--sequence-length {sequence_length} is above the model's limit of "
-                         f"{config.encoder.max_sequence_length} positions (max_positions in the config); "
-                         "give a shorter --sequence-length or a config with more positions")
+    check_sequence_length(config, sequence_length)
     recipe_name, learning_rate, warmup_steps = optimizer_settings(config, steps, optimizer_recipe, learning_rate,
                                                                   warmup_steps)
     pieces = added_token_pieces(source, tokenizer) if source is not None else {}
@@ -383,6 +380,9 @@ def run_config(config: str | Path | ModelConfig | None, tokenizer: Tokenizer, so
     if config is None:
         if source is None:
             raise ValueError("give a config (--config), or a model to start from (--init-from)")
+        if source.config is None:
+            raise ValueError(f"--init-from {source.path} holds an encoder but no preprocessor.json or config.yaml "
+                             "beside it says its architecture; give --config")
         config = source.config
     if not isinstance(config, ModelConfig):
         config = load_run_config(config, tokenizer.vocabulary_size())
@@ -399,14 +399,43 @@ def load_run_config(path: str | Path, vocab_size: int) -> ModelConfig:
     return load_config(path, vocab_size=vocab_size)
 
 
-def check_config_argument(path: str | Path) -> None:
-    """Fails early (before any data or tokenizer is read) for a `.keras` file, an unknown config name or bad YAML."""
+def check_config_argument(path: str | Path, sequence_length: int | None = None) -> None:
+    """Fails early, before any data or tokenizer is read, for a `.keras` file, an unknown config name, bad
+    YAML, an invalid field or a `sequence_length` above the config's positions."""
     path = Path(path)
     if path.suffix == ".keras":
         raise ValueError(f"--config {path} is a Keras model, not a config; to start from its weights give "
                          "--init-from, and --config a YAML file, a shipped config name or a config.json")
-    if path.suffix != ".json":
-        read_config_mapping(path)
+    if path.suffix == ".json":
+        config = hugging_face_config_file(path, PROVISIONAL_VOCAB_SIZE)
+    else:
+        data, source = read_config_mapping(path)
+        try:
+            config = ModelConfig.from_dict(with_provisional_vocab_size(data if data is not None else {}))
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"config {source!r}: {error}") from None
+    if sequence_length is not None:
+        check_sequence_length(config, sequence_length)
+
+
+# Stands in for the tokenizer's size where a config is checked before the tokenizer is read.
+PROVISIONAL_VOCAB_SIZE = 1 << 20
+
+
+def with_provisional_vocab_size(data):
+    """A config mapping whose encoders lacking `vocab_size` get `PROVISIONAL_VOCAB_SIZE`."""
+    if not isinstance(data, dict):
+        return data
+    return {key: {"vocab_size": PROVISIONAL_VOCAB_SIZE, **value}
+            if key in ("encoder", "generator") and isinstance(value, dict) else value for key, value in data.items()}
+
+
+def check_sequence_length(config: ModelConfig, sequence_length: int) -> None:
+    """`ValueError` for a sequence length above the model's positions."""
+    if sequence_length > config.encoder.max_sequence_length:
+        raise ValueError(f"--sequence-length {sequence_length} is above the model's limit of "
+                         f"{config.encoder.max_sequence_length} positions (max_positions in the config); "
+                         "give a shorter --sequence-length or a config with more positions")
 
 
 def hugging_face_config_file(path: Path, vocab_size: int) -> ModelConfig:

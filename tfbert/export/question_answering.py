@@ -42,7 +42,7 @@ def pack_question_and_context(preprocessor: Preprocessor, question: tf.Tensor, c
     `max_question_length`, context to what is left."""
     tokenizer, length = preprocessor.tokenizer, preprocessor.sequence_length
     style = preprocessor.packer.style
-    question_ids = tokenizer.tokenize(question)[:, :max_question_length]
+    question_ids = tokenizer.tokenize(preprocessor.clean(question))[:, :max_question_length]
     context = preprocessor.clean(context)
     context_ids, starts, ends = tokenizer.tokenize_with_offsets(context)
     room = length - num_special_tokens(style, 2) - question_ids.row_lengths()

@@ -184,7 +184,8 @@ class FillMask(ServingTask):
 
     def serve(self, model, preprocessor, inputs):
         tokenizer = preprocessor.tokenizer
-        encoder_inputs = preprocessor.pack_ids(fill_mask.tokenize_with_masks(tokenizer, inputs["text"]))
+        ids = fill_mask.tokenize_with_masks(tokenizer, preprocessor.clean(inputs["text"]))
+        encoder_inputs = preprocessor.pack_ids(ids)
         positions, used = fill_mask.mask_positions(encoder_inputs["token_ids"], tokenizer.mask_id, self.max_masks)
         mlm_logits = _call(model, {**encoder_inputs, "masked_positions": positions})["mlm_logits"]
         return fill_mask.top_tokens(tokenizer, mlm_logits, used, positions, self.top_k)

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -87,11 +88,20 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
     `tokenizer/`) and `task.json` beside it."""
     from tfbert.tasks.pretrained import load_pretrained_preprocessor
 
+    from tfbert.tasks.pretrained import encoder_for_tokenizer
+
     pretrained = _check_files(args)
     preprocessor = load_pretrained_preprocessor(pretrained, find_tokenizer(pretrained, args.tokenizer),
                                                 args.max_length)
-    if args.task == "embedding":
-        return _run_embedding(args, pretrained, preprocessor)
+    with tempfile.TemporaryDirectory() as scratch:
+        encoder = encoder_for_tokenizer(pretrained, preprocessor.tokenizer, Path(scratch))
+        if args.task == "embedding":
+            return _run_embedding(args, encoder, preprocessor)
+        return _run_classification(args, encoder, preprocessor)
+
+
+def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor) -> dict:
+    """Classification or regression of `args`, starting from the encoder at `pretrained`."""
     from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
                               regression_evaluator)
     from tfbert.tasks.model_dir import write_task

@@ -93,13 +93,22 @@ def find_pretrained_tokenizer(source: str | Path) -> "Tokenizer | None":
         if _is_tfbert_tokenizer(candidate):
             return load_tokenizer(candidate)
     if (folder / "vocab.txt").is_file():
-        settings = folder / "tokenizer_config.json"
-        try:
-            lowercase = json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True) if settings.is_file() else True
-        except (json.JSONDecodeError, AttributeError):
-            lowercase = True
-        return WordPieceTokenizer(folder / "vocab.txt", lowercase=bool(lowercase))
+        return WordPieceTokenizer(folder / "vocab.txt", lowercase=_hugging_face_lowercase(folder))
+    if (folder / "spiece.model").is_file():
+        from tfbert.text import SentencePieceTokenizer
+
+        return SentencePieceTokenizer(folder / "spiece.model", lowercase=_hugging_face_lowercase(folder))
     return None
+
+
+def _hugging_face_lowercase(folder: Path) -> bool:
+    """`do_lower_case` of a Hugging Face folder's `tokenizer_config.json` (True, as BERT's and ALBERT's, when absent)."""
+    settings = folder / "tokenizer_config.json"
+    try:
+        lowercase = json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True) if settings.is_file() else True
+    except (json.JSONDecodeError, AttributeError):
+        lowercase = True
+    return bool(lowercase)
 
 
 def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
@@ -108,8 +117,8 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
     `source` may be a tokenizer folder (written by `save_assets`, `tfbert vocab` or
     `train_sentencepiece`); a pretraining run's `model_dir` (its `tokenizer/`), a folder
     or `.keras` file inside one (e.g. `encoder/`, a fine-tuning run with `tokenizer/`
-    beside `best.keras`); or a Hugging Face BERT-style folder (`vocab.txt`, lower-cased
-    as its `tokenizer_config.json` says).
+    beside `best.keras`); or a Hugging Face folder with `vocab.txt` (BERT-style WordPiece) or
+    `spiece.model` (ALBERT's SentencePiece), lower-cased as its `tokenizer_config.json` says.
 
     Example:
         >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased
@@ -188,3 +197,30 @@ def load_pretrained_preprocessor(source: str | Path, tokenizer: "Tokenizer | Non
         return Preprocessor.for_architecture(architecture, tokenizer, length)
     style = encoder_packing_style(load_pretrained_encoder(source).config.position_offset)
     return Preprocessor(tokenizer, length, style)
+
+
+def encoder_for_tokenizer(source: str | Path, tokenizer: "Tokenizer", scratch: Path) -> Path:
+    """`source` itself, or, when `tokenizer` extends the vocabulary of the tokenizer that goes with `source`
+    (`tfbert vocab add`), `scratch/encoder.keras`: `source`'s encoder with its token table grown, each new row
+    the mean of the rows of the pieces the word split into before (`tfbert.models.resize.grow_rows`).
+
+    Raises `ValueError` naming both sizes for a tokenizer that is smaller than `source`'s or changes its ids.
+
+    Example:
+        >>> encoder_for_tokenizer("runs/albert_tiny", load_tokenizer("vocab_with_words/"), Path(tmp))
+        PosixPath('/tmp/.../encoder.keras')
+    """
+    from tfbert.models.resize import resize_token_embeddings
+    from tfbert.text.vocabulary_growth import check_extension, old_pieces_of_added_tokens
+
+    old = find_pretrained_tokenizer(source)
+    if old is None or old.vocabulary_size() == tokenizer.vocabulary_size():
+        return Path(source)
+    check_extension(old, tokenizer, str(source))
+    encoder = load_pretrained_encoder(source)
+    if encoder.config.vocab_size != old.vocabulary_size():
+        raise ValueError(f"{source}: its tokenizer has {old.vocabulary_size()} tokens but its token table "
+                         f"{encoder.config.vocab_size} rows; cannot tell which rows the added tokens follow")
+    grown = resize_token_embeddings(encoder, tokenizer.vocabulary_size(), old_pieces_of_added_tokens(old, tokenizer))
+    grown.save(scratch / "encoder.keras")
+    return scratch / "encoder.keras"

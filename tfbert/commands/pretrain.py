@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
@@ -15,6 +16,7 @@ def run(args: argparse.Namespace) -> None:
     import_tensorflow_quietly()
     from tfbert.config import load_config
     from tfbert.data.input_checks import check_text_files
+    from tfbert.data.text_decoding import LineDecoder
     from tfbert.training.pretraining import pretrain
 
     if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
@@ -25,8 +27,10 @@ def run(args: argparse.Namespace) -> None:
             raise CommandError(f"--sequence-length {args.sequence_length} is above the model's limit of "
                                f"{config.encoder.max_sequence_length} positions (max_positions in the config); "
                                "give a shorter --sequence-length or a config with more positions")
-        check_text_files(args.data)
+        decoder = LineDecoder(args.encoding_errors)
+        check_text_files(args.data, decoder)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
+        data = replaced_documents(data, decoder)
         with single_writer(args.model_dir):
             model = pretrain(
                 config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
@@ -40,6 +44,16 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
     print(f"{steps_summary(int(model.optimizer.iterations), args.steps)}; encoder in "
           f"{args.model_dir}/encoder/encoder.keras ({model.encoder.count_params():,} parameters)")
+
+
+def replaced_documents(data, decoder):
+    """`data` as is, or with `--encoding-errors replace` and undecodable lines, its documents with U+FFFD (reported)."""
+    if not decoder.changed_lines:
+        return data
+    from tfbert.data.readers import utf8_replaced_documents
+
+    print(f"tfbert pretrain: warning: {decoder.summary()}", file=sys.stderr)
+    return utf8_replaced_documents(data)
 
 
 def single_writer(model_dir: str):
@@ -100,6 +114,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--checkpoint-every", type=int, default=1000)
     parser.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--encoding-errors", choices=["strict", "replace"], default="strict",
+                        help="bytes in --data text files that are not UTF-8: strict (an error naming the file and "
+                             "line) or replace (by U+FFFD, reporting how many lines changed)")
     parser.add_argument("--shuffle-buffer", type=int, default=1000,
                         help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
     parser.set_defaults(run=run)

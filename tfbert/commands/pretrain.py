@@ -18,6 +18,7 @@ def run(args: argparse.Namespace) -> None:
     from tfbert.data.input_checks import check_text_files
     from tfbert.data.text_decoding import LineDecoder
     from tfbert.training.pretraining import pretrain
+    from tfbert.training.run_assets import remove_interrupted_writes
 
     if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
         raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
@@ -32,6 +33,7 @@ def run(args: argparse.Namespace) -> None:
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
         data = replaced_documents(data, decoder)
         with single_writer(args.model_dir):
+            remove_interrupted_writes(args.model_dir)
             model = pretrain(
                 config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
                 global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,

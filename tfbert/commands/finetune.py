@@ -177,6 +177,7 @@ def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor) -> 
         score_scale=tuple(args.score_range) if args.score_range else None, scale=args.scale, margin=args.margin,
         symmetric=args.symmetric, epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
         learning_rate=args.learning_rate, seed=args.seed)
+    preprocessor.save(args.model_dir)  # its architecture, for export and convert to-huggingface
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,
             "metric": "spearman_correlation"}
 

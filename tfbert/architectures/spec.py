@@ -98,6 +98,15 @@ class HuggingFaceFormat:
         token_embedding: the token table's name, used to find `prefix` in a state dict.
         ignored_suffixes: names a checkpoint may hold that no tfbert weight comes from
             (tied decoders), besides those every family has.
+        class_prefix: the `transformers` class names' prefix (`Bert` in `BertModel`,
+            `BertForSequenceClassification`), written to `config.json`'s `architectures`.
+        pretraining_class: the class whose checkpoints `head_weights` names (`BertForPreTraining`).
+        pretraining_pooler: whether that class has the encoder's pooler (RoBERTa's masked LM has none).
+        classifier_weights: `(encoder, head, pooling) -> assignments` of `<prefix>ForSequenceClassification`
+            for a tfbert classifier or regressor whose dense `head` reads `pooling`; `ValueError` for a
+            pooling the class does not have; None when no tfbert task model is that class.
+        pretraining_checkpoints: `(pretraining_model) -> {subfolder: (encoder config, class, assignments)}`
+            where one pretraining model is several checkpoints (ELECTRA's generator and discriminator).
     """
 
     model_type: str
@@ -111,6 +120,11 @@ class HuggingFaceFormat:
     head_objectives: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None
     token_embedding: str = "embeddings.word_embeddings.weight"
     ignored_suffixes: tuple[str, ...] = ()
+    class_prefix: str = ""
+    pretraining_class: str = ""
+    pretraining_pooler: bool = True
+    classifier_weights: Callable[[Any, Any, str], Iterable[Assignment]] | None = None
+    pretraining_checkpoints: Callable[[Any], Mapping[str, tuple["EncoderConfig", str, Iterable[Assignment]]]] | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -121,5 +121,7 @@ SPEC = register(ArchitectureSpec(
         head_objectives=lambda hf: ("clm",) if hf.get("causal") else ("mlm",),
         token_embedding="embeddings.weight",
         ignored_suffixes=("pred_layer.proj.weight",),
+        class_prefix="XLM",
+        pretraining_class="XLMWithLMHeadModel",
     )},
 ))

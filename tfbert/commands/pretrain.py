@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
@@ -14,7 +15,9 @@ def run(args: argparse.Namespace) -> None:
     """Loads the config, runs `tfbert.training.pretraining.pretrain` and says where the encoder went."""
     import_tensorflow_quietly()
     from tfbert.data.input_checks import check_text_files
+    from tfbert.data.text_decoding import LineDecoder
     from tfbert.training.pretraining import check_config_argument, pretrain
+    from tfbert.training.run_assets import remove_interrupted_writes
 
     if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
         raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
@@ -25,9 +28,12 @@ def run(args: argparse.Namespace) -> None:
     try:
         if args.config is not None:
             check_config_argument(args.config, args.sequence_length)
-        check_text_files(args.data)
+        decoder = LineDecoder(args.encoding_errors)
+        check_text_files(args.data, decoder)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
+        data = replaced_documents(data, decoder)
         with single_writer(args.model_dir):
+            remove_interrupted_writes(args.model_dir)
             model = pretrain(
                 args.config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
                 init_from=args.init_from, objectives=args.objectives,
@@ -52,6 +58,16 @@ def show_initialization() -> None:
     if not logger.handlers:
         logger.addHandler(logging.StreamHandler(sys.stdout))
     logger.setLevel(logging.INFO)
+
+
+def replaced_documents(data, decoder):
+    """`data` as is, or with `--encoding-errors replace` and undecodable lines, its documents with U+FFFD (reported)."""
+    if not decoder.changed_lines:
+        return data
+    from tfbert.data.readers import utf8_replaced_documents
+
+    print(f"tfbert pretrain: warning: {decoder.summary()}", file=sys.stderr)
+    return utf8_replaced_documents(data)
 
 
 def single_writer(model_dir: str):
@@ -129,6 +145,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--checkpoint-every", type=int, default=1000)
     parser.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--encoding-errors", choices=["strict", "replace"], default="strict",
+                        help="bytes in --data text files that are not UTF-8: strict (an error naming the file and "
+                             "line) or replace (by U+FFFD, reporting how many lines changed)")
     parser.add_argument("--shuffle-buffer", type=int, default=1000,
                         help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
     parser.set_defaults(run=run)

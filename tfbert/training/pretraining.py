@@ -525,12 +525,14 @@ EXAMPLE_PIPELINES = {"documents": document_pipeline, "multilingual": multilingua
 
 def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, sequence_length: int = 128,
                     max_predictions: int = 20) -> None:
-    """Writes `config.yaml`, `preprocessor.json` and `tokenizer/` into `model_dir` (local or a bucket such as gs://)."""
+    """Writes `config.yaml`, `preprocessor.json` and `tokenizer/` into `model_dir` (local or a bucket such as gs://).
+
+    A `model_dir` holding another config or tokenizer is refused before anything is written, and each
+    file is written under a temporary name and renamed (`tfbert.training.run_assets`).
+    """
+    from tfbert.training.run_assets import install_run_assets
+
     with tempfile.TemporaryDirectory() as local:
         save_config(config, Path(local) / "config.yaml")
         pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions).save(local)
-        for path in sorted(Path(local).rglob("*")):
-            if path.is_file():
-                target = f"{model_dir.rstrip('/')}/{path.relative_to(local).as_posix()}"
-                tf.io.gfile.makedirs(target.rsplit("/", 1)[0])
-                tf.io.gfile.copy(str(path), target, overwrite=True)
+        install_run_assets(local, model_dir)

@@ -148,6 +148,7 @@ SPEC = register(ArchitectureSpec(
     encoder_defaults={"sharing": "all", "embedding_size": 128},
     objectives=("mlm", "sop"),
     default_objectives=("mlm", "sop"),
+    objective_sets={"mlm": ("mlm",), "mlm,sop": ("mlm", "sop")},
     examples=ExampleRecipe("sop", masking_unit="ngram", data_label="sentence_order_labels", model_label="sop_labels"),
     pretraining_model=build_mlm_pretraining_model,
     pretraining_models=("PretrainingModel",),

@@ -371,6 +371,7 @@ SPEC = register(ArchitectureSpec(
     packing_style="bert",
     objectives=("mlm", "nsp"),
     default_objectives=("mlm", "nsp"),
+    objective_sets={"mlm": ("mlm",), "mlm,nsp": ("mlm", "nsp")},
     examples=ExampleRecipe("nsp", data_label="next_sentence_labels", model_label="nsp_labels"),
     pretraining_model=build_mlm_pretraining_model,
     pretraining_models=("PretrainingModel",),

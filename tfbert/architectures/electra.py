@@ -223,6 +223,7 @@ SPEC = register(ArchitectureSpec(
     generator=True,
     objectives=("mlm", "rtd"),
     default_objectives=("mlm", "rtd"),
+    objective_sets={"rtd": ("mlm", "rtd"), "mlm,rtd": ("mlm", "rtd")},
     # Consecutive segments (90% split in two at a sentence boundary), token masking.
     examples=ExampleRecipe("electra_segments"),
     pretraining_model=build_electra_pretraining_model,

@@ -148,6 +148,10 @@ class ArchitectureSpec:
         generator: configs of this family carry a `generator` encoder (ELECTRA).
         objectives: the pretraining objectives its models can train (`mlm`, `nsp`, ...).
         default_objectives: the paper's set, what `tfbert pretrain` trains.
+        objective_sets: the sets `tfbert pretrain --objectives` may pick, by the name a user
+            writes (`mlm,sop`) to the objectives the model trains; empty: the default set alone.
+            ELECTRA's `rtd` names `("mlm", "rtd")` (its generator's MLM comes with it); XLM's
+            `tlm` names `("mlm",)` on translation pairs.
         examples: how `tfbert pretrain` makes examples for the default objectives.
         optimizer: the `tfbert.training.optimization` recipe of the paper.
         pretraining_model: `factory(config, objectives, seed, dtype)` building the
@@ -175,6 +179,7 @@ class ArchitectureSpec:
     pretraining_model: PretrainingFactory
     pretraining_models: tuple[str, ...]
     encoder_defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    objective_sets: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     validate: Callable[["ModelConfig"], None] | None = None
     generator: bool = False
     optimizer: str = "bert"
@@ -192,6 +197,10 @@ class ArchitectureSpec:
         if unknown:
             raise ValueError(f"architecture {self.name!r}: default objective {unknown[0]!r} is not among its "
                              f"objectives ({', '.join(self.objectives)})")
+        for name, chosen in self.objective_sets.items():
+            if not chosen or not set(chosen) <= set(self.objectives):
+                raise ValueError(f"architecture {self.name!r}: objective set {name!r} = {chosen} is not among its "
+                                 f"objectives ({', '.join(self.objectives)})")
 
     def with_defaults(self, encoder: Mapping[str, Any]) -> dict[str, Any]:
         """An `encoder:` mapping of a config with this family's `encoder_defaults` filled in."""
@@ -205,6 +214,25 @@ class ArchitectureSpec:
             raise ValueError(f"architecture {self.name!r} trains {', '.join(self.objectives)}; got objectives "
                              f"{', '.join(chosen) or '(none)'}")
         return chosen
+
+    def choosable_objectives(self) -> dict[str, tuple[str, ...]]:
+        """The `--objectives` names this family accepts and the objectives each one trains."""
+        return dict(self.objective_sets) or {",".join(self.default_objectives): self.default_objectives}
+
+    def objectives_named(self, names: str | Iterable[str]) -> tuple[str, ...]:
+        """The objectives `--objectives` names (`"mlm,sop"`, in any order); `ValueError` listing the valid sets.
+
+        Example:
+            >>> architectures.get("albert").objectives_named("mlm")
+            ('mlm',)
+        """
+        wanted = [name.strip() for name in (names.split(",") if isinstance(names, str) else names) if name.strip()]
+        choices = self.choosable_objectives()
+        for name, objectives in choices.items():
+            if sorted(wanted) == sorted(name.split(",")):
+                return objectives
+        raise ValueError(f"architecture {self.name!r} cannot train objectives {','.join(wanted) or '(none)'}; "
+                         f"choose one of: {' | '.join(choices)}")
 
     def build_pretraining_model(self, config: "ModelConfig", objectives: Iterable[str] | None = None,
                                 seed: int | None = None, dtype: str | None = None):

@@ -184,3 +184,30 @@ def load_pretrained_preprocessor(source: str | Path, tokenizer: "Tokenizer | Non
         return Preprocessor.for_architecture(architecture, tokenizer, length)
     style = encoder_packing_style(load_pretrained_encoder(source).config.position_offset)
     return Preprocessor(tokenizer, length, style)
+
+
+def encoder_for_tokenizer(source: str | Path, tokenizer: "Tokenizer", scratch: Path) -> Path:
+    """`source` itself, or, when `tokenizer` extends the vocabulary of the tokenizer that goes with `source`
+    (`tfbert vocab add`), `scratch/encoder.keras`: `source`'s encoder with its token table grown, each new row
+    the mean of the rows of the pieces the word split into before (`tfbert.models.resize.grow_rows`).
+
+    Raises `ValueError` naming both sizes for a tokenizer that is smaller than `source`'s or changes its ids.
+
+    Example:
+        >>> encoder_for_tokenizer("runs/albert_tiny", load_tokenizer("vocab_with_words/"), Path(tmp))
+        PosixPath('/tmp/.../encoder.keras')
+    """
+    from tfbert.models.resize import resize_token_embeddings
+    from tfbert.text.vocabulary_growth import check_extension, old_pieces_of_added_tokens
+
+    old = find_pretrained_tokenizer(source)
+    if old is None or old.vocabulary_size() == tokenizer.vocabulary_size():
+        return Path(source)
+    check_extension(old, tokenizer, str(source))
+    encoder = load_pretrained_encoder(source)
+    if encoder.config.vocab_size != old.vocabulary_size():
+        raise ValueError(f"{source}: its tokenizer has {old.vocabulary_size()} tokens but its token table "
+                         f"{encoder.config.vocab_size} rows; cannot tell which rows the added tokens follow")
+    grown = resize_token_embeddings(encoder, tokenizer.vocabulary_size(), old_pieces_of_added_tokens(old, tokenizer))
+    grown.save(scratch / "encoder.keras")
+    return scratch / "encoder.keras"

@@ -173,3 +173,41 @@ def test_the_real_minilm_checkpoint_is_written_back_with_every_weight_bit_for_bi
     # `embeddings.position_ids` is a buffer transformers recomputes (0, 1, 2, ...), not a weight.
     assert sorted(theirs) == sorted([*ours, "embeddings.position_ids"])
     assert all(ours[name].tobytes() == theirs[name].tobytes() for name in ours)
+
+
+def _task_model(kind, encoder):
+    from tfbert.tasks.models.multiple_choice import MultipleChoice
+    from tfbert.tasks.models.question_answering import SpanExtractor
+    from tfbert.tasks.models.tagging import TokenClassifier
+
+    return {"tokens": lambda: TokenClassifier(encoder, num_tags=3), "span": lambda: SpanExtractor(encoder),
+            "choice": lambda: MultipleChoice(encoder)}[kind]()
+
+
+@pytest.mark.parametrize("kind, architecture", [("tokens", "bert"), ("tokens", "electra"), ("span", "roberta"),
+                                                ("span", "xlm"), ("choice", "albert")])
+def test_token_span_and_choice_heads_load_in_their_automodel_classes_with_their_outputs(tmp_path, kind, architecture):
+    model = _task_model(kind, Encoder(_encoder_config(architecture), name="encoder"))
+    ids, mask, segments = _batch(2)
+    inputs = _tfbert_inputs(model.encoder, ids, mask, segments)
+    hf_inputs = _hf_inputs(architecture, ids, mask, segments)
+    if kind == "choice":  # two choices per example
+        inputs = {name: np.stack([value, value[::-1]], axis=1) for name, value in inputs.items()}
+        hf_inputs = {name: torch.stack([value, value.flip(0)], dim=1) for name, value in hf_inputs.items()}
+    ours = model(inputs, training=False)
+    write_huggingface(model, tmp_path / "hf", architecture, label_names=["O", "B", "I"])
+
+    auto = {"tokens": transformers.AutoModelForTokenClassification, "span": transformers.AutoModelForQuestionAnswering,
+            "choice": transformers.AutoModelForMultipleChoice}[kind]
+    reference, info = auto.from_pretrained(tmp_path / "hf", output_loading_info=True)
+    assert not info["missing_keys"] and not info["unexpected_keys"]
+    with torch.no_grad():
+        theirs = reference.eval()(**hf_inputs)
+    if kind == "tokens":
+        assert reference.config.id2label == {0: "O", 1: "B", 2: "I"}
+        _assert_close_on_tokens(ours["logits"], theirs.logits.numpy(), mask)
+    elif kind == "span":
+        _assert_close_on_tokens(ours["start_logits"], theirs.start_logits.numpy(), mask)
+        _assert_close_on_tokens(ours["end_logits"], theirs.end_logits.numpy(), mask)
+    else:
+        np.testing.assert_allclose(ours["logits"], theirs.logits.numpy(), atol=TOLERANCE, rtol=0)

@@ -120,6 +120,7 @@ SPEC = register(ArchitectureSpec(
         head_weights=xlm_head_weights,
         head_objectives=lambda hf: ("clm",) if hf.get("causal") else ("mlm",),
         head_config=lambda model: {"causal": model.objective == "clm"},
+        class_names={"ForQuestionAnswering": "XLMForQuestionAnsweringSimple"},
         token_embedding="embeddings.weight",
         ignored_suffixes=("pred_layer.proj.weight",),
         class_prefix="XLM",

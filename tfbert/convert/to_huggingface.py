@@ -10,6 +10,7 @@ loaded by `load_huggingface` and written again is equal tensor by tensor. What i
 | a family's pretraining model | `BertForPreTraining`, `AlbertForPreTraining`, `RobertaForMaskedLM`, `XLMRobertaForMaskedLM`, `XLMWithLMHeadModel` | `AutoModelForPreTraining`, `AutoModelForMaskedLM` |
 | `ElectraPretrainingModel` | `discriminator/`: `ElectraForPreTraining`, `generator/`: `ElectraForMaskedLM` | the same |
 | `SequenceClassifier`, `SequenceRegressor` | `...ForSequenceClassification` (`id2label` from the labels) | `AutoModelForSequenceClassification` |
+| `TokenClassifier`, `SpanExtractor`, `MultipleChoice` | `...ForTokenClassification`, `...ForQuestionAnswering`, `...ForMultipleChoice` | their `AutoModelFor...` |
 | `SentenceEmbedder` | `...Model` + `modules.json`, `1_Pooling/`, `2_Normalize/` | `SentenceTransformer` |
 
 Weights are `model.safetensors` (float32); the tokenizer files come from
@@ -37,6 +38,7 @@ from tfbert import architectures
 from tfbert.architectures import HuggingFaceFormat
 from tfbert.architectures.spec import Assignment
 from tfbert.config import EncoderConfig
+from tfbert.convert.weights import dense as weights_dense
 from tfbert.convert.weights import export_weights
 from tfbert.models.encoder import Encoder
 
@@ -117,6 +119,28 @@ def _classifier_checkpoint(model: keras.Model, spec, entry: HuggingFaceFormat,
     return Checkpoint("", config, export_weights(assignments))
 
 
+# tfbert task heads on the encoder's tokens or pooler that every family's Hugging Face task classes share:
+# model class -> (Keras head layer, checkpoint name, class suffix, whether the class has the encoder's pooler).
+TOKEN_HEADS = {"TokenClassifier": ("tagger", "classifier", "ForTokenClassification", False),
+               "SpanExtractor": ("span", "qa_outputs", "ForQuestionAnswering", False),
+               "MultipleChoice": ("scorer", "classifier", "ForMultipleChoice", True)}
+
+
+def _token_head_checkpoint(model: keras.Model, entry: HuggingFaceFormat, label_names: Sequence[str] | None) -> Checkpoint:
+    """Token classification, question answering (start/end logits) and multiple choice (a score on the pooler)."""
+    layer, name, suffix, pooler = TOKEN_HEADS[type(model).__name__]
+    encoder = model.encoder
+    if pooler and (not encoder.config.pooler or model.options.get("pooling") != "pooler"):
+        raise ValueError(f"Hugging Face's {entry.class_name(suffix)} scores the pooler output; this model's head reads "
+                         f"{model.options.get('pooling')!r} pooling or its encoder has no pooler")
+    assignments = [*entry.encoder_weights(encoder, f"{entry.prefix}."), *weights_dense(model.get_layer(layer), name)]
+    if not pooler:
+        assignments = _without_pooler(assignments, f"{entry.prefix}.pooler")
+    extra = _labels(model.options["num_tags"], label_names) if "num_tags" in model.options else {}
+    extra.pop("problem_type", None)
+    return Checkpoint("", _config(entry, encoder.config, entry.class_name(suffix), **extra), export_weights(assignments))
+
+
 def huggingface_checkpoints(model: keras.Model, architecture: str,
                             label_names: Sequence[str] | None = None) -> list[Checkpoint]:
     """The Hugging Face checkpoint(s) of a tfbert model of family `architecture` (see the module notes).
@@ -142,8 +166,11 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
         return _pretraining_checkpoints(model, spec, entry)
     if isinstance(model, (SequenceClassifier, SequenceRegressor)):
         return [_classifier_checkpoint(model, spec, entry, label_names)]
+    if type(model).__name__ in TOKEN_HEADS:
+        return [_token_head_checkpoint(model, entry, label_names)]
     raise ValueError(f"a {type(model).__name__} has no Hugging Face equivalent tfbert writes; it writes encoders, "
-                     f"pretraining models, sequence classifiers and regressors, and sentence embedders")
+                     f"pretraining models, sequence classifiers and regressors, token classifiers, span extractors, "
+                     f"multiple-choice models and sentence embedders")
 
 
 def _write_sentence_transformers(folder: Path, width: int, pooling: str, normalize: bool, max_length: int) -> None:

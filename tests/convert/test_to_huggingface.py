@@ -211,3 +211,19 @@ def test_token_span_and_choice_heads_load_in_their_automodel_classes_with_their_
         _assert_close_on_tokens(ours["end_logits"], theirs.end_logits.numpy(), mask)
     else:
         np.testing.assert_allclose(ours["logits"], theirs.logits.numpy(), atol=TOLERANCE, rtol=0)
+
+
+def test_the_command_asks_for_what_the_model_does_not_say_and_refuses_an_existing_folder(tmp_path, capsys):
+    from tfbert.cli import main
+
+    Encoder(_encoder_config("bert"), name="encoder").save(tmp_path / "encoder.keras")
+    command = ["convert", "to-huggingface", str(tmp_path / "encoder.keras"), "-o", str(tmp_path / "hf")]
+    assert main(command) == 2
+    assert "pass --architecture" in capsys.readouterr().err
+    assert not (tmp_path / "hf").exists()
+
+    assert main([*command, "--architecture", "bert"]) == 0
+    assert "BertModel" in capsys.readouterr().out
+    assert main([*command, "--architecture", "bert"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "already exists" in error and len(error.splitlines()) == 1

@@ -71,6 +71,11 @@ class Checkpoint:
     embedding: tuple[int, str, bool] | None = None
 
 
+def _float32(assignments: Iterable[Assignment]) -> dict[str, np.ndarray]:
+    """The checkpoint tensors of `assignments` in float32, whatever the model's dtype policy."""
+    return export_weights(assignments, np.float32)
+
+
 def _config(entry: HuggingFaceFormat, encoder: EncoderConfig, class_name: str, **extra: Any) -> dict[str, Any]:
     return {"architectures": [class_name], "model_type": entry.model_type, **entry.write_config(encoder),
             "dtype": "float32", **extra}
@@ -82,7 +87,7 @@ def _without_pooler(assignments: Iterable[Assignment], prefix: str) -> list[Assi
 
 def _pretraining_checkpoints(model: keras.Model, spec, entry: HuggingFaceFormat) -> list[Checkpoint]:
     if entry.pretraining_checkpoints is not None:
-        return [Checkpoint(folder, _config(entry, encoder, class_name), export_weights(assignments))
+        return [Checkpoint(folder, _config(entry, encoder, class_name), _float32(assignments))
                 for folder, (encoder, class_name, assignments) in entry.pretraining_checkpoints(model).items()]
     if entry.head_weights is None or not entry.pretraining_class:
         raise ValueError(entry.no_heads or f"Hugging Face has no {spec.name} class with tfbert's pretraining heads")
@@ -91,7 +96,7 @@ def _pretraining_checkpoints(model: keras.Model, spec, entry: HuggingFaceFormat)
         assignments = _without_pooler(assignments, f"{entry.prefix}.pooler")
     heads = entry.head_config(model) if entry.head_config else {}
     return [Checkpoint("", _config(entry, model.config.encoder, entry.pretraining_class, **heads),
-                       export_weights(assignments))]
+                       _float32(assignments))]
 
 
 def _labels(num_labels: int, label_names: Sequence[str] | None) -> dict[str, Any]:
@@ -116,7 +121,7 @@ def _classifier_checkpoint(model: keras.Model, spec, entry: HuggingFaceFormat,
               else {"num_labels": 1, "problem_type": "regression"})
     assignments = entry.classifier_weights(model.encoder, head, model.options["pooling"])
     config = _config(entry, model.encoder.config, f"{entry.class_prefix}ForSequenceClassification", **labels)
-    return Checkpoint("", config, export_weights(assignments))
+    return Checkpoint("", config, _float32(assignments))
 
 
 # tfbert task heads on the encoder's tokens or pooler that every family's Hugging Face task classes share:
@@ -138,7 +143,7 @@ def _token_head_checkpoint(model: keras.Model, entry: HuggingFaceFormat, label_n
         assignments = _without_pooler(assignments, f"{entry.prefix}.pooler")
     extra = _labels(model.options["num_tags"], label_names) if "num_tags" in model.options else {}
     extra.pop("problem_type", None)
-    return Checkpoint("", _config(entry, encoder.config, entry.class_name(suffix), **extra), export_weights(assignments))
+    return Checkpoint("", _config(entry, encoder.config, entry.class_name(suffix), **extra), _float32(assignments))
 
 
 def huggingface_checkpoints(model: keras.Model, architecture: str,
@@ -161,7 +166,7 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
         config = _config(entry, encoder.config, f"{entry.class_prefix}Model")
         embedding = (None if isinstance(model, Encoder)
                      else (encoder.config.hidden_size, model.options["pooling"], model.options["normalize"]))
-        return [Checkpoint("", config, export_weights(entry.encoder_weights(encoder, "")), embedding)]
+        return [Checkpoint("", config, _float32(entry.encoder_weights(encoder, "")), embedding)]
     if type(model).__name__ in spec.pretraining_models:
         return _pretraining_checkpoints(model, spec, entry)
     if isinstance(model, (SequenceClassifier, SequenceRegressor)):

@@ -227,3 +227,21 @@ def test_the_command_asks_for_what_the_model_does_not_say_and_refuses_an_existin
     assert main([*command, "--architecture", "bert"]) == 2
     error = capsys.readouterr().err.strip()
     assert "already exists" in error and len(error.splitlines()) == 1
+
+
+def test_a_spanbert_pretraining_model_is_written_as_bert_for_masked_lm(tmp_path):
+    from tfbert.config import ModelConfig
+    from tfbert.models.spanbert import SpanBertPretrainingModel
+
+    model = SpanBertPretrainingModel(ModelConfig(architecture="spanbert", encoder=_encoder_config("spanbert")))
+    ids, mask, segments = _batch(3)
+    hidden = model.encoder(_tfbert_inputs(model.encoder, ids, mask, segments), training=False)["sequence_output"]
+    ours = np.asarray(model.get_layer("mlm_head")(hidden, training=False))
+    write_huggingface(model, tmp_path / "hf", "spanbert")
+
+    reference, info = transformers.AutoModelForMaskedLM.from_pretrained(tmp_path / "hf", output_loading_info=True)
+    assert type(reference).__name__ == "BertForMaskedLM"
+    assert not info["missing_keys"] and not info["unexpected_keys"]
+    with torch.no_grad():
+        theirs = reference.eval()(**_hf_inputs("spanbert", ids, mask, segments)).logits.numpy()
+    _assert_close_on_tokens(ours, theirs, mask)

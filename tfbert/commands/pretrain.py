@@ -55,8 +55,8 @@ def show_initialization() -> None:
     import sys
 
     logger = logging.getLogger("tfbert.training.initialization")
-    if not logger.handlers:
-        logger.addHandler(logging.StreamHandler(sys.stdout))
+    logger.handlers = [logging.StreamHandler(sys.stdout)]   # this run's stdout, not an earlier one's
+    logger.propagate = False
     logger.setLevel(logging.INFO)
 
 

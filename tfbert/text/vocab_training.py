@@ -130,7 +130,8 @@ def train_wordpiece(
         >>> tokenizer = train_wordpiece("botchan.txt", vocab_size=2000, output_dir="/tmp/wp")
     """
     counts: collections.Counter[str] = collections.Counter()
-    split = tf.function(lambda batch: wordpiece_tokenizer.split_words_with_offsets(as_utf8(batch), lowercase)[1].flat_values)
+    split = tf.function(lambda batch: wordpiece_tokenizer.split_words_with_offsets(
+        as_utf8(batch), lowercase, keep_hangul=True)[1].flat_values)
     for batch in _line_batches(corpus):
         counts.update(word.decode("utf-8") for word in split(batch).numpy() if word)
     vocabulary = learn_exact_wordpiece(counts, vocab_size, reserved_tokens, min_count)
@@ -246,6 +247,9 @@ def train_byte_bpe(
     if vocab_size < fixed:
         raise ValueError(f"vocab_size {vocab_size} is smaller than the {fixed} special and byte tokens")
     merges = learn_byte_merges(_count_pieces(corpus), vocab_size - fixed, min_count)
+    if len(merges) < vocab_size - fixed:
+        raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {fixed + len(merges):,} byte-level BPE "
+                         f"tokens (pairs seen at least {min_count} times); give a size up to {fixed + len(merges):,} or more text")
     spell = lambda raw: "".join(byte_pair_tokenizer.byte_alphabet()[b] for b in raw)  # noqa: E731
     tokens = list(leading_tokens) + [spell(bytes([b])) for b in range(256)]
     tokens += [spell(left + right) for left, right in merges] + list(trailing_tokens)

@@ -10,7 +10,8 @@ batches; it is read as a stream of lines (batches of 1024), never loaded whole.
   sentencepiece trains GPT-2-style byte-level BPE (and Hugging Face `tokenizers` is not a
   dependency): pieces come from `BytePairTokenizer`'s in-graph GPT-2 split, then the most
   frequent adjacent pair is merged repeatedly, with incremental pair counts.
-- `add_tokens`: appends tokens to a WordPiece or byte-level BPE vocabulary, keeping old ids.
+- `add_tokens`: appends tokens to a WordPiece or byte-level BPE vocabulary, keeping old ids
+  (`tfbert.text.vocab_insertion.insert_words` adds words so that text produces them, SentencePiece too).
 """
 
 from __future__ import annotations
@@ -276,7 +277,8 @@ def add_tokens(vocabulary: Tokenizer | PathLike, new_tokens: Sequence[str], outp
         name = wordpiece_tokenizer.VOCAB_FILE if isinstance(vocabulary, WordPieceTokenizer) else byte_pair_tokenizer.VOCAB_FILE
         return add_tokens(Path(output_dir) / name, new_tokens)
     if isinstance(vocabulary, Tokenizer):
-        raise ValueError(f"add_tokens supports WordPiece and byte-level BPE vocabularies, not {type(vocabulary).__name__}")
+        raise ValueError(f"add_tokens supports WordPiece and byte-level BPE vocabularies, not {type(vocabulary).__name__}; "
+                         "insert_words (tfbert vocab add) adds words to any of the three")
     source = Path(vocabulary)
     target = source if output_dir is None else Path(output_dir) / source.name
     if source.suffix == ".json":

@@ -49,11 +49,13 @@ _FAST_PATH_MAX_RUN = MAX_CHARS_PER_WORD // 4 + 1
 def resolve_keep_hangul(tokens: Sequence[str], lowercase: bool, keep_hangul: bool | None) -> bool:
     """Whether lowercasing keeps Hangul syllables. None (auto): yes, unless the vocabulary holds
     conjoining jamo, the sign it was trained on NFD text as BERT's uncased vocabularies were (Hugging
-    Face's uncased normalizer decomposes Hangul). False with lowercasing warns, naming the fix."""
+    Face's uncased normalizer decomposes Hangul). False with lowercasing and a vocabulary without jamo
+    warns, naming the fix."""
+    first, last = _CONJOINING_JAMO
+    syllable_vocabulary = not any(first <= ord(char) <= last for token in tokens for char in token)
     if keep_hangul is None:
-        first, last = _CONJOINING_JAMO
-        return not any(first <= ord(char) <= last for token in tokens for char in token)
-    if lowercase and not keep_hangul:
+        return syllable_vocabulary
+    if lowercase and not keep_hangul and syllable_vocabulary:
         warnings.warn(
             "WordPieceTokenizer: lowercase with keep_hangul=False strips accents after NFD, which breaks every "
             "Hangul syllable into jamo; pass keep_hangul=True (\"keep_hangul\": true in tokenizer_config.json) "

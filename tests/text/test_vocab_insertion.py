@@ -1,6 +1,8 @@
 """`insert_words` on each tokenizer kind: old ids unchanged, each added word one piece, and the
 tokenizer in the graph agreeing with the eager reference library on real English and Korean text."""
 
+import warnings
+
 import pytest
 import sentencepiece
 import tensorflow as tf
@@ -47,13 +49,16 @@ def test_sentencepiece_words_become_single_user_defined_pieces_on_korean_text(
     assert len(korean_domain_words) >= 10
     insertion = insert_words(korean_sentencepiece, korean_domain_words + [korean_domain_words[0]])
     _assert_insertion(insertion, korean_sentencepiece, korean_domain_words)
-    assert insertion.added == ["\u2581" + word for word in korean_domain_words] and insertion.existing == []
+    words_added = insertion.added[-len(korean_domain_words):]
+    assert words_added == ["\u2581" + word for word in korean_domain_words] and insertion.existing == []
+    assert all(len(piece) == 1 for piece in insertion.added[: -len(korean_domain_words)])
     insertion.tokenizer.save_assets(tmp_path)
     reloaded = load_tokenizer(tmp_path)
     text = korean_lines[:300]
     eager = _eager_sentencepiece(reloaded)
     assert tf.function(reloaded.tokenize)(tf.constant(text)).to_list() == eager.EncodeAsIds(text)
-    assert sum(row.count(korean_sentencepiece.vocabulary_size()) for row in eager.EncodeAsIds(text)) > 0
+    first_word_id = reloaded.token_to_id(words_added[0])
+    assert sum(row.count(first_word_id) for row in eager.EncodeAsIds(text)) > 0
     again = insert_words(reloaded, korean_domain_words[:3])
     assert again.added == [] and again.existing == korean_domain_words[:3]
 
@@ -63,10 +68,12 @@ def test_sentencepiece_insertion_for_both_model_kinds_matches_sentencepiece(asse
     from tfbert.text import SentencePieceTokenizer
 
     before = SentencePieceTokenizer(assets(f"spm/botchan_en_{kind}_1000.model"))
-    insertion = insert_words(before, ENGLISH_WORDS)
-    _assert_insertion(insertion, before, ENGLISH_WORDS)
-    assert insertion.existing == ["the"]
-    text = botchan_lines[:200] + ["Madonna and the madonna went to shikoku, botchanesque."]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the exact unigram path stays available
+        insertion = insert_words(before, ENGLISH_WORDS + ["대한민국"])
+    _assert_insertion(insertion, before, ENGLISH_WORDS + ["대한민국"])
+    assert insertion.existing == ["the"] and insertion.added[:4] == ["대", "한", "민", "국"]
+    text = botchan_lines[:200] + ["Madonna and the madonna went to shikoku, botchanesque.", "대한민국 국민, 한국"]
     assert insertion.tokenizer.tokenize(text).to_list() == _eager_sentencepiece(insertion.tokenizer).EncodeAsIds(text)
 
 

@@ -7,6 +7,9 @@ comes out as one piece wherever it stands as a word of its own:
   appended to the vocabulary; WordPiece's longest match takes it whole.
 - SentencePiece (unigram and BPE): `▁word` appended to the model as a USER_DEFINED piece through
   sentencepiece's own protobuf module; sentencepiece and TF-Text's op both keep such pieces whole.
+  A character of the words that is no piece yet is appended first, as a piece of its own: text
+  holding it elsewhere then gets that piece instead of the unknown one, and tfbert's exact unigram
+  segmentation, which needs every character of a piece to be a piece, stays available.
 - Byte-level BPE: `Ġword` built by merges appended after the existing ones (so no existing merge
   changes rank): the word's current pieces are joined left to right, and each join is a new token
   (a word that split into k pieces adds up to k - 1 tokens, the last being the word).
@@ -103,6 +106,8 @@ def _insert_sentencepiece(tokenizer: SentencePieceTokenizer, words: Sequence[str
     spellings = [_sentencepiece_spelling(tokenizer, word) for word in words]
     existing = [word for word, spelling in zip(words, spellings) if spelling in present]
     added = [spelling for spelling in dict.fromkeys(spellings) if spelling not in present]
+    characters = [char for char in dict.fromkeys("".join(added)) if char not in present]
+    added = characters + added
     for spelling in added:
         piece = model.pieces.add()
         piece.piece = spelling

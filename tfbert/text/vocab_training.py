@@ -20,6 +20,7 @@ import collections
 import io
 import json
 import os
+import re
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence, Union
 
@@ -164,19 +165,26 @@ def train_sentencepiece(
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     proto = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=sentences,
-        model_writer=proto,
-        vocab_size=vocab_size,
-        model_type=model_type,
-        character_coverage=character_coverage,
-        pad_id=0,
-        unk_id=1,
-        bos_id=-1,
-        eos_id=-1,
-        control_symbols=list(control_tokens),
-        minloglevel=2,
-    )
+    try:
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=sentences,
+            model_writer=proto,
+            vocab_size=vocab_size,
+            model_type=model_type,
+            character_coverage=character_coverage,
+            pad_id=0,
+            unk_id=1,
+            bos_id=-1,
+            eos_id=-1,
+            control_symbols=list(control_tokens),
+            minloglevel=2,
+        )
+    except RuntimeError as error:
+        most = re.search(r"Vocabulary size too high \(\d+\)\. Please set it to a value <= (\d+)", str(error))
+        if most is None:
+            raise
+        raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {int(most.group(1)):,} SentencePiece "
+                         f"pieces; give a size up to {int(most.group(1)):,} or more text") from None
     (output / model).write_bytes(proto.getvalue())
     tokenizer = SentencePieceTokenizer(output / model, lowercase=lowercase)
     tokenizer.save_assets(output)

@@ -32,15 +32,21 @@ def _train_files(args: argparse.Namespace, work_dir: str) -> list[str]:
 def run_train(args: argparse.Namespace) -> None:
     """Checks the corpus and output, trains the tokenizer and writes it to `--output`."""
     import_tensorflow_quietly()
+    from tfbert.data.input_checks import check_text_file
     from tfbert.text import vocab_training
 
     for name in ("kind", "data", "vocab_size", "output"):
         if getattr(args, name) is None:
             raise CommandError(f"--{name.replace('_', '-')} is required to train a vocabulary "
                                "(or give `tfbert vocab add` / `tfbert vocab stats`)")
-    missing = [path for path in args.data if not os.path.isfile(path)]
+    missing = [path for path in args.data if not os.path.exists(path)]
     if missing:
         raise CommandError(f"corpus file {missing[0]!r} does not exist")
+    try:
+        for path in args.data:
+            check_text_file(path)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
     if args.vocab_size < 1:
         raise CommandError(f"--vocab-size {args.vocab_size}: give a positive number of tokens")
     if os.path.exists(args.output) and not os.path.isdir(args.output):

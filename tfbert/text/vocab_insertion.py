@@ -95,7 +95,12 @@ def _insert_wordpiece(tokenizer: WordPieceTokenizer, words: Sequence[str]):
 
 
 def _sentencepiece_spelling(tokenizer: SentencePieceTokenizer, word: str) -> str:
-    word = unicodedata.normalize("NFKC", word)
+    """`▁word` as the tokenizer's normalization leaves the word: NFKC (or, stripping accents, NFKD
+    without Mn), lower-cased when the tokenizer lower-cases."""
+    if tokenizer.strip_accents:
+        word = "".join(char for char in unicodedata.normalize("NFKD", word) if unicodedata.category(char) != "Mn")
+    else:
+        word = unicodedata.normalize("NFKC", word)
     return SENTENCEPIECE_SPACE + (word.lower() if tokenizer.lowercase else word)
 
 
@@ -114,7 +119,8 @@ def _insert_sentencepiece(tokenizer: SentencePieceTokenizer, words: Sequence[str
         piece.score = 0.0
         piece.type = model_pb2.ModelProto.SentencePiece.USER_DEFINED
     new_tokenizer = SentencePieceTokenizer(model.SerializeToString(), lowercase=tokenizer.lowercase,
-                                           special_tokens=tokenizer.special_tokens, exact=tokenizer.exact)
+                                           special_tokens=tokenizer.special_tokens, exact=tokenizer.exact,
+                                           strip_accents=tokenizer.strip_accents)
     return new_tokenizer, added, existing
 
 

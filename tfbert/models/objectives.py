@@ -101,8 +101,12 @@ class WeightedObjectives:
         if "://" not in directory:
             os.makedirs(directory, exist_ok=True)
         path = f"{directory.rstrip('/')}/encoder.keras"
-        self.encoder.save(path)
+        self.encoder_to_save().save(path)
         return path
+
+    def encoder_to_save(self):
+        """The stand-alone encoder `save_encoder` writes: `self.encoder` (DeBERTa's RTD model merges its tables)."""
+        return self.encoder
 
     def record_dtype_policy(self, policy) -> None:
         """Keeps the `dtype` argument for `get_config`: None (the global policy when loaded) stays None."""

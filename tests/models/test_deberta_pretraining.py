@@ -49,7 +49,7 @@ def test_rtd_gradients_reach_the_delta_but_not_the_generator_table(rtd_model, co
 
 def test_one_rtd_step_trains_and_saves_the_merged_discriminator(rtd_model, config, tmp_path):
     x, y = pretraining_batch(config, seed=1)
-    rtd_model.compile(optimizer=keras.optimizers.Adam(1e-2))
+    rtd_model.compile(optimizer=keras.optimizers.Adam(1e-2), jit_compile=False)
     history = rtd_model.fit(x, y, batch_size=4, epochs=1, verbose=0)
     assert np.isfinite(history.history["loss"][0])
     delta = rtd_model.discriminator.token_embedding.embeddings.numpy()
@@ -66,10 +66,9 @@ def test_one_rtd_step_trains_and_saves_the_merged_discriminator(rtd_model, confi
 def test_one_masked_lm_step(config):
     model = architectures.get("deberta").build_pretraining_model(config, objectives=["mlm"])
     x, y = pretraining_batch(config, seed=2)
-    model.compile(optimizer=keras.optimizers.Adam(1e-3))
-    before = model.evaluate(x, y, verbose=0, return_dict=True)["loss"]
-    model.fit(x, y, batch_size=4, epochs=3, verbose=0)
-    assert model.evaluate(x, y, verbose=0, return_dict=True)["loss"] < before
+    model.compile(optimizer=keras.optimizers.Adam(1e-2), jit_compile=False)
+    first, second = (model.train_on_batch(x, y, return_dict=True)["loss"] for _ in range(2))
+    assert second < first
 
 
 def test_fill_mask_export_with_a_deberta_sentencepiece(assets, tmp_path):

@@ -83,9 +83,23 @@ def _is_tfbert_tokenizer(folder: Path) -> bool:
         return False
 
 
+# A Hugging Face DeBERTa-v2/v3 folder's SentencePiece model.
+DEBERTA_SENTENCEPIECE = "spm.model"
+
+
+def _hf_lowercase(folder: Path, default: bool) -> bool:
+    """`do_lower_case` of a Hugging Face folder's `tokenizer_config.json`, else `default`."""
+    settings = folder / "tokenizer_config.json"
+    try:
+        return bool(json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", default)
+                    if settings.is_file() else default)
+    except (json.JSONDecodeError, AttributeError):
+        return default
+
+
 def find_pretrained_tokenizer(source: str | Path) -> "Tokenizer | None":
     """`load_pretrained_tokenizer(source)`, or None where no tokenizer goes with `source`."""
-    from tfbert.text import WordPieceTokenizer, load_tokenizer
+    from tfbert.text import SentencePieceTokenizer, WordPieceTokenizer, load_tokenizer
 
     path = Path(source)
     folder = path if path.is_dir() else path.parent
@@ -93,12 +107,9 @@ def find_pretrained_tokenizer(source: str | Path) -> "Tokenizer | None":
         if _is_tfbert_tokenizer(candidate):
             return load_tokenizer(candidate)
     if (folder / "vocab.txt").is_file():
-        settings = folder / "tokenizer_config.json"
-        try:
-            lowercase = json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True) if settings.is_file() else True
-        except (json.JSONDecodeError, AttributeError):
-            lowercase = True
-        return WordPieceTokenizer(folder / "vocab.txt", lowercase=bool(lowercase))
+        return WordPieceTokenizer(folder / "vocab.txt", lowercase=_hf_lowercase(folder, default=True))
+    if (folder / DEBERTA_SENTENCEPIECE).is_file():
+        return SentencePieceTokenizer(folder / DEBERTA_SENTENCEPIECE, lowercase=_hf_lowercase(folder, default=False))
     return None
 
 
@@ -109,7 +120,7 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
     `train_sentencepiece`); a pretraining run's `model_dir` (its `tokenizer/`), a folder
     or `.keras` file inside one (e.g. `encoder/`, a fine-tuning run with `tokenizer/`
     beside `best.keras`); or a Hugging Face BERT-style folder (`vocab.txt`, lower-cased
-    as its `tokenizer_config.json` says).
+    as its `tokenizer_config.json` says) or DeBERTa-v2/v3 folder (`spm.model`).
 
     Example:
         >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased
@@ -123,7 +134,7 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
         folder = path if path.is_dir() else path.parent
         raise FileNotFoundError(
             f"no tokenizer found for {path}: expected a tfbert tokenizer folder (tokenizer_config.json naming its "
-            f"class) at {folder} or {folder / 'tokenizer'}, or a Hugging Face vocab.txt in {folder}")
+            f"class) at {folder} or {folder / 'tokenizer'}, or a Hugging Face vocab.txt or spm.model in {folder}")
     return tokenizer
 
 

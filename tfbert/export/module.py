@@ -76,7 +76,7 @@ class ServingModule(tf.Module):
             return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
 
         self.serve = tf.function(serve, autograph=False).get_concrete_function(
-            **{name: _strings(name) for name in task.input_names})
+            **{name: task.input_spec(name) for name in task.input_names})
         self.tokenize = tf.function(tokenize, input_signature=[_strings("text")], autograph=False)
         preprocess_inputs = [_strings("text")] + ([_strings("text_pair")] if pair else [])
         self.preprocess = tf.function(preprocess, input_signature=preprocess_inputs, autograph=False)

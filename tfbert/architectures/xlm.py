@@ -107,6 +107,7 @@ SPEC = register(ArchitectureSpec(
     encoder_defaults={"type_vocab_size": 0, "pad_id": 2, "pooler": False},
     objectives=("mlm", "clm"),
     default_objectives=("mlm",),
+    objective_sets={"mlm": ("mlm",), "tlm": ("mlm",), "clm": ("clm",)},
     examples=ExampleRecipe("xlm", source="multilingual"),
     pretraining_model=build_xlm_pretraining_model,
     pretraining_models=("XLMPretrainingModel",),
@@ -120,5 +121,7 @@ SPEC = register(ArchitectureSpec(
         head_objectives=lambda hf: ("clm",) if hf.get("causal") else ("mlm",),
         token_embedding="embeddings.weight",
         ignored_suffixes=("pred_layer.proj.weight",),
+        class_prefix="XLM",
+        pretraining_class="XLMWithLMHeadModel",
     )},
 ))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -108,22 +109,31 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
     """Fine-tunes, keeps the best epoch in `model_dir/best.keras`, and writes the preprocessor (`preprocessor.json`,
     `tokenizer/`) and `task.json` beside it."""
     from tfbert.data.text_decoding import LineDecoder
-    from tfbert.tasks.pretrained import load_pretrained_preprocessor
+    from tfbert.tasks.pretrained import encoder_for_tokenizer, load_pretrained_preprocessor
 
     pretrained = _check_files(args)
+    examples = None
     if args.task != "embedding":   # the data is checked before the model is loaded
         decoder = LineDecoder(args.encoding_errors)
-        train, evaluation, regression, metric, num_classes = _examples(args, decoder)
+        examples = _examples(args, decoder)
         if decoder.summary():
             print(f"tfbert finetune: warning: {decoder.summary()}", file=sys.stderr)
     preprocessor = load_pretrained_preprocessor(pretrained, find_tokenizer(pretrained, args.tokenizer),
                                                 args.max_length)
-    if args.task == "embedding":
-        return _run_embedding(args, pretrained, preprocessor)
+    with tempfile.TemporaryDirectory() as scratch:
+        encoder = encoder_for_tokenizer(pretrained, preprocessor.tokenizer, Path(scratch))
+        if args.task == "embedding":
+            return _run_embedding(args, encoder, preprocessor)
+        return _run_classification(args, encoder, preprocessor, examples)
+
+
+def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor, examples) -> dict:
+    """Classification or regression of `args` on `examples` (`_examples`), from the encoder at `pretrained`."""
     from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
                               regression_evaluator)
     from tfbert.tasks.model_dir import write_task
 
+    train, evaluation, regression, metric, num_classes = examples
     label_names = None if args.glue else args.label_names
     train_x = encode_texts(preprocessor, train.texts, train.pair_texts)
     eval_x = encode_texts(preprocessor, evaluation.texts, evaluation.pair_texts)
@@ -167,6 +177,7 @@ def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor) -> 
         score_scale=tuple(args.score_range) if args.score_range else None, scale=args.scale, margin=args.margin,
         symmetric=args.symmetric, epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
         learning_rate=args.learning_rate, seed=args.seed)
+    preprocessor.save(args.model_dir)  # its architecture, for export and convert to-huggingface
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,
             "metric": "spearman_correlation"}
 

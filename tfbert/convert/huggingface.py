@@ -206,6 +206,11 @@ def _read_model_config(folder: Path) -> tuple[dict[str, Any], ModelConfig]:
         raise ValueError(f"{folder / 'config.json'}: {error}") from None
 
 
+def read_folder_config(folder: str | Path) -> ModelConfig:
+    """The tfbert config of a Hugging Face checkpoint folder's `config.json` (`ValueError` naming the field at fault)."""
+    return _read_model_config(Path(folder))[1]
+
+
 def _model_with_heads(spec: ArchitectureSpec, config: ModelConfig, hf_config: Mapping[str, Any],
                       dtype: str | None) -> keras.Model:
     """The family's pretraining model for a checkpoint with heads (the objectives it was trained with)."""

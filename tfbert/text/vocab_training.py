@@ -40,6 +40,7 @@ ALBERT_CONTROL_TOKENS = ("[CLS]", "[SEP]", "[MASK]")
 ROBERTA_LEADING_TOKENS = ("<s>", "<pad>", "</s>", "<unk>")
 ROBERTA_TRAILING_TOKENS = ("<mask>",)
 _BATCH = 1024
+_WORDPIECE_SLACK = 1.05
 
 
 def _line_batches(corpus: Corpus) -> tf.data.Dataset:
@@ -66,6 +67,55 @@ def _write_lines(path: Path, lines: Iterable[str]) -> Path:
     return path
 
 
+def _wordpiece_at(words: list[tuple[str, int]], threshold: int, params) -> list[str]:
+    return wordpiece_tokenizer_learner_lib.learn_with_thresh(words, threshold, params)
+
+
+def learn_exact_wordpiece(
+    counts: collections.Counter[str], vocab_size: int, reserved_tokens: Sequence[str], min_count: int = 2
+) -> list[str]:
+    """A WordPiece vocabulary of exactly `vocab_size` tokens, or ValueError saying why not.
+
+    TF-Text's `learn` binary-searches a count threshold and returns whatever size the last threshold
+    gave (4,211 tokens for 4,000 asked). This searches the highest threshold whose vocabulary has at
+    least `vocab_size` tokens, then keeps the reserved tokens, every character and `##` character
+    (so every word still tokenizes) and the most frequent of the other pieces, in the learner's order.
+    """
+    params = wordpiece_tokenizer_learner_lib.Params(
+        upper_thresh=None, lower_thresh=min_count, num_iterations=4, max_input_tokens=int(5e6),
+        max_token_length=wordpiece_tokenizer.MAX_CHARS_PER_WORD, max_unique_chars=1000, vocab_size=vocab_size,
+        slack_ratio=0.0, include_joiner_token=True, joiner="##", reserved_tokens=list(reserved_tokens))
+    all_counts = wordpiece_tokenizer_learner_lib.get_input_words(counts.items(), params.reserved_tokens, params.max_token_length)
+    allowed = wordpiece_tokenizer_learner_lib.get_allowed_chars(all_counts, params.max_unique_chars)
+    words = wordpiece_tokenizer_learner_lib.filter_input_words(all_counts, allowed, params.max_input_tokens)
+    if not words:
+        raise ValueError("the corpus has no words to learn a WordPiece vocabulary from")
+    low, high = min_count, max(count for _, count in words)
+    largest = _wordpiece_at(words, low, params)
+    if len(largest) < vocab_size:
+        raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {len(largest):,} WordPiece tokens "
+                         f"(pieces seen at least {min_count} times); give a size up to {len(largest):,} or more text")
+    best = largest
+    while low < high:  # the vocabulary shrinks as the threshold grows
+        middle = (low + high + 1) // 2
+        vocabulary = _wordpiece_at(words, middle, params)
+        if len(vocabulary) >= vocab_size:
+            low, best = middle, vocabulary
+            if len(vocabulary) <= vocab_size * _WORDPIECE_SLACK:
+                break
+        else:
+            high = middle - 1
+    characters = {token.removeprefix("##") for token in best if len(token.removeprefix("##")) == 1}
+    required = set(reserved_tokens) | characters | {"##" + character for character in characters}
+    if len(required & set(best)) > vocab_size:
+        raise ValueError(f"vocab size {vocab_size} is smaller than the {len(required & set(best)):,} reserved and "
+                         "single-character tokens this corpus needs")
+    spare = vocab_size - len(required & set(best))
+    kept = {token for token in best if token not in required}
+    kept = set([token for token in best if token in kept][:spare])
+    return [token for token in best if token in required or token in kept]
+
+
 def train_wordpiece(
     corpus: Corpus,
     vocab_size: int,
@@ -83,9 +133,7 @@ def train_wordpiece(
     split = tf.function(lambda batch: wordpiece_tokenizer.split_words_with_offsets(as_utf8(batch), lowercase)[1].flat_values)
     for batch in _line_batches(corpus):
         counts.update(word.decode("utf-8") for word in split(batch).numpy() if word)
-    vocabulary = wordpiece_tokenizer_learner_lib.learn(
-        counts.items(), vocab_size, list(reserved_tokens), lower_thresh=min_count, max_token_length=wordpiece_tokenizer.MAX_CHARS_PER_WORD
-    )
+    vocabulary = learn_exact_wordpiece(counts, vocab_size, reserved_tokens, min_count)
     tokenizer = WordPieceTokenizer(vocabulary, lowercase=lowercase)
     tokenizer.save_assets(output_dir)
     return tokenizer

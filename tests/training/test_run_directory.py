@@ -30,8 +30,8 @@ def run_folder(assets, tmp_path_factory):
     lines = assets("text/botchan.txt").read_text(encoding="utf-8").splitlines()[:60]
     corpus = folder / "corpus.txt"
     corpus.write_text("\n".join(line for index, line in enumerate(lines) for line in [line] + [""] * (index % 5 == 4)))
-    tokenizer = train_wordpiece(str(corpus), 300, folder / "vocab")
-    train_wordpiece(str(corpus), 200, folder / "other_vocab")
+    tokenizer = train_wordpiece(str(corpus), 200, folder / "vocab")
+    train_wordpiece(str(corpus), 150, folder / "other_vocab")
     config = config_for_tokenizer(load_config("bert_tiny"), tokenizer)
     save_run_assets(config, tokenizer, str(folder / "run"), sequence_length=32, max_predictions=4)
     return folder, config, tokenizer
@@ -101,9 +101,9 @@ def test_disk_full_during_a_run_is_one_line_naming_the_last_complete_checkpoint(
 
     import tfbert.training.pretraining
 
-    folder, config, tokenizer = run_folder
+    folder, _, _ = run_folder
     run = tmp_path / "run"
-    save_run_assets(config, tokenizer, str(run), sequence_length=32, max_predictions=4)
+    run.mkdir()
     (run / "ckpt-2.index").write_bytes(b"")
     (run / "checkpoint").write_text('model_checkpoint_path: "ckpt-2"\nall_model_checkpoint_paths: "ckpt-2"\n')
 

@@ -182,3 +182,56 @@ def test_vocab_on_an_empty_file_is_one_line(tmp_path, capsys):
     error = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in error
     assert "empty.txt is empty or has only blank lines" in error and not (tmp_path / "vocab").exists()
+
+
+def test_a_pickle_that_runs_code_is_refused_as_a_checkpoint_and_never_run(tmp_path, capsys):
+    import json
+    import pickle
+
+    pytest.importorskip("torch")
+    marker = tmp_path / "ran"
+
+    class RunsCode:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": 8, "num_hidden_layers": 1,
+                                                    "num_attention_heads": 1, "intermediate_size": 8,
+                                                    "vocab_size": 10}))
+    (folder / "pytorch_model.bin").write_bytes(pickle.dumps({"weight": RunsCode()}))
+    code = main(["convert", "huggingface", str(folder), "-o", str(tmp_path / "model.keras")])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert error.startswith("tfbert convert: error: ") and "pytorch_model.bin is not a PyTorch checkpoint of plain " \
+                                                         "tensors (torch.load with weights_only=True refused it)" in error
+    assert not marker.exists() and not (tmp_path / "model.keras").exists()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:   # a free port on which nothing listens
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_grpc_client_with_no_server_says_cannot_reach(capsys):
+    pytest.importorskip("tensorflow_serving.apis")
+    from tfbert.export import client
+
+    port = free_port()
+    code = client.main(["hello", "--model", "m", "--format", "grpc", "--grpc-address", f"grpc://127.0.0.1:{port}"])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert f"cannot reach TF Serving at 127.0.0.1:{port} (unavailable: " in error
+
+
+@pytest.mark.parametrize("address", ["http://localhost:8501", "localhost:8501", "grpc://127.0.0.1:8500/v1"])
+def test_predict_given_a_server_address_says_it_runs_a_local_export(capsys, address):
+    code = main(["predict", address, "hello"])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert f"{address!r} is a TF Serving address, not a SavedModel folder" in error
+    assert "python -m tfbert.export.client" in error

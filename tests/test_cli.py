@@ -8,7 +8,7 @@ from tfbert.cli import main
 # Each subcommand and options its --help must explain.
 HELP = {
     "configs": ["tfbert configs"],
-    "vocab": ["--kind", "--data", "--vocab-size", "--output", "sentencepiece"],
+    "vocab": ["--kind", "--data", "--vocab-size", "--output", "sentencepiece", "vocab add", "vocab stats", "--pre-tokenize"],
     "pretrain": ["--config", "--tokenizer", "--data", "--model-dir", "--steps", "--strategy", "resumes"],
     "finetune": ["--pretrained", "--train", "--eval", "--glue", "--task", "--model-dir", "best.keras", "embedding",
                  "--loss", "multiple-negatives", "--score-range"],

@@ -30,8 +30,8 @@ def run_folder(assets, tmp_path_factory):
     lines = assets("text/botchan.txt").read_text(encoding="utf-8").splitlines()[:60]
     corpus = folder / "corpus.txt"
     corpus.write_text("\n".join(line for index, line in enumerate(lines) for line in [line] + [""] * (index % 5 == 4)))
-    tokenizer = train_wordpiece(str(corpus), 300, folder / "vocab")
-    train_wordpiece(str(corpus), 200, folder / "other_vocab")
+    tokenizer = train_wordpiece(str(corpus), 200, folder / "vocab")
+    train_wordpiece(str(corpus), 150, folder / "other_vocab")
     config = config_for_tokenizer(load_config("bert_tiny"), tokenizer)
     save_run_assets(config, tokenizer, str(folder / "run"), sequence_length=32, max_predictions=4)
     return folder, config, tokenizer
@@ -93,3 +93,54 @@ def test_assets_go_to_a_bucket_by_copy_and_are_compared_there_too(run_folder):
     assert tf.io.gfile.exists("ram://bucket/run/tokenizer/vocab.txt")
     with pytest.raises(RunMismatch, match="another config"):
         save_run_assets(config.replace(encoder=config.encoder.replace(num_layers=3)), tokenizer, "ram://bucket/run")
+
+
+def test_disk_full_during_a_run_is_one_line_naming_the_last_complete_checkpoint(run_folder, tmp_path, capsys,
+                                                                                monkeypatch):
+    import tensorflow as tf
+
+    import tfbert.training.pretraining
+
+    folder, _, _ = run_folder
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "ckpt-2.index").write_bytes(b"")
+    (run / "checkpoint").write_text('model_checkpoint_path: "ckpt-2"\nall_model_checkpoint_paths: "ckpt-2"\n')
+
+    def save_fails(*args, **kwargs):   # the checkpoint save of step 4 hits a full disk
+        raise tf.errors.ResourceExhaustedError(None, None, f"{run}/ckpt-4_temp/part-00000-of-00001.data-00000-of-"
+                                                           "00001.tempstate123; No space left on device")
+
+    monkeypatch.setattr(tfbert.training.pretraining, "train", save_fails)
+    code = main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(folder / "vocab"), "--data",
+                 str(folder / "corpus.txt"), "--model-dir", str(run), "--steps", "4", "--sequence-length", "32",
+                 "--max-predictions", "4"])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert error.startswith(f"tfbert pretrain: error: no space left on the disk of {run} (")
+    assert f"the last complete checkpoint is {run}/ckpt-2 (step 2): free space and rerun the same command" in error
+
+
+@pytest.mark.parametrize("error, expected", [
+    ("tf_permission", "cannot write to runs/a: permission denied (runs/a/ckpt-4_temp; Read-only file system); "
+                      "give a --model-dir you can write to"),
+    ("read_only", "cannot write to runs/a: permission denied ([Errno 30] Read-only file system: 'runs/a/.tfbert.lock')"),
+    ("enospc", "no space left on the disk of runs/a ([Errno 28] No space left on device); there is no complete "
+               "checkpoint yet: free space and rerun the same command"),
+    ("out_of_memory", "out of memory (OOM when allocating tensor with shape[32,128,30522]); give a smaller --batch-size"),
+])
+def test_write_failures_and_out_of_memory_are_one_line(error, expected):
+    import errno
+
+    import tensorflow as tf
+
+    from tfbert.training.write_failures import run_failure_message
+
+    errors = {
+        "tf_permission": tf.errors.PermissionDeniedError(None, None, "runs/a/ckpt-4_temp; Read-only file system"),
+        "read_only": OSError(errno.EROFS, "Read-only file system", "runs/a/.tfbert.lock"),
+        "enospc": OSError(errno.ENOSPC, "No space left on device"),
+        "out_of_memory": tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor with "
+                                                                      "shape[32,128,30522]\nmore"),
+    }
+    assert run_failure_message(errors[error], "runs/a").startswith(expected)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -14,10 +15,13 @@ from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 def run(args: argparse.Namespace) -> None:
     """Loads the config, runs `tfbert.training.pretraining.pretrain` and says where the encoder went."""
     import_tensorflow_quietly()
+    import tensorflow as tf
+
     from tfbert.data.input_checks import check_text_files
     from tfbert.data.text_decoding import LineDecoder
     from tfbert.training.pretraining import check_config_argument, pretrain
     from tfbert.training.run_assets import remove_interrupted_writes
+    from tfbert.training.write_failures import run_failure_message
 
     if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
         raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
@@ -43,20 +47,24 @@ def run(args: argparse.Namespace) -> None:
                 checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution,
                 seed=args.seed, shuffle_buffer=args.shuffle_buffer,
             )
-    except (OSError, ValueError) as error:
-        raise CommandError(str(error)) from None
+    except (OSError, ValueError, tf.errors.PermissionDeniedError, tf.errors.ResourceExhaustedError) as error:
+        raise CommandError(run_failure_message(error, args.model_dir)) from None
     print(f"{steps_summary(int(model.optimizer.iterations), args.steps)}; encoder in "
           f"{args.model_dir}/encoder/encoder.keras ({model.encoder.count_params():,} parameters)")
 
 
+class PrintedLog(logging.Handler):
+    """Prints log records to the current standard output (a `StreamHandler` keeps the stream it was made with)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(self.format(record))
+
+
 def show_initialization() -> None:
     """Prints what `--init-from` kept and created (`tfbert.training.initialization` logs it)."""
-    import logging
-    import sys
-
     logger = logging.getLogger("tfbert.training.initialization")
-    if not logger.handlers:
-        logger.addHandler(logging.StreamHandler(sys.stdout))
+    if not any(isinstance(handler, PrintedLog) for handler in logger.handlers):
+        logger.addHandler(PrintedLog())
     logger.setLevel(logging.INFO)
 
 

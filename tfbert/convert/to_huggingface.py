@@ -161,6 +161,9 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
 
     spec = architectures.get(architecture)
     entry = spec.format(FORMAT)
+    if not entry.class_prefix:
+        raise ValueError(f"writing {spec.name} models as Hugging Face folders is not supported yet: its Hugging Face "
+                         "format names no transformers classes (class_prefix)")
     if isinstance(model, (Encoder, SentenceEmbedder)):
         encoder = model if isinstance(model, Encoder) else model.encoder
         config = _config(entry, encoder.config, f"{entry.class_prefix}Model")

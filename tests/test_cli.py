@@ -139,7 +139,7 @@ def test_bad_input_messages_are_one_line(assets, tmp_path, capsys):
     vocab_dir = tmp_path / "vocab"
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("hello world\nthe cat sat on the mat\n")
-    assert main(["vocab", "--kind", "wordpiece", "--data", str(corpus), "--vocab-size", "200",
+    assert main(["vocab", "--kind", "wordpiece", "--data", str(corpus), "--vocab-size", "32",
                  "--output", str(vocab_dir)]) == 0
     capsys.readouterr()
     assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(vocab_dir), "--data", "tfds:no_such_dataset",

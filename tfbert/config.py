@@ -253,18 +253,25 @@ class PretrainingDefaults:
     recipes apply); the tiny CPU configs set one, because the papers' recipes are made for
     batches of thousands and runs of 100k+ steps (see benchmarks/RESULTS.md).
 
+    `objectives` names the objectives to train as `tfbert pretrain --objectives` does (`mlm`,
+    `mlm,sop`; default: the architecture's paper); a run's `config.yaml` records the ones it trained.
+
     Example (YAML):
         pretraining:
           optimizer: bert
           learning_rate: 2.0e-3
           warmup_fraction: 0.1
+          objectives: mlm
     """
 
     optimizer: str | None = None
     learning_rate: float | None = None
     warmup_fraction: float | None = None
+    objectives: str | None = None
 
     def __post_init__(self) -> None:
+        if self.objectives is not None and not isinstance(self.objectives, str):
+            _fail("pretraining.objectives", self.objectives, "expected objective names joined by commas such as 'mlm,sop'")
         if self.optimizer is not None and not isinstance(self.optimizer, str):
             _fail("pretraining.optimizer", self.optimizer, "expected an optimizer recipe name such as 'bert'")
         if self.learning_rate is not None:
@@ -316,6 +323,11 @@ class ModelConfig:
             _fail("generator", self.generator.to_dict(),
                   f"only architecture {', '.join(map(repr, _with_generator()))} has a generator, "
                   f"not {self.architecture!r}")
+        if self.pretraining is not None and self.pretraining.objectives is not None:
+            try:
+                spec.objectives_named(self.pretraining.objectives)
+            except ValueError as error:
+                _fail("pretraining.objectives", self.pretraining.objectives, str(error))
         if spec.validate is not None:
             spec.validate(self)
 
@@ -372,8 +384,30 @@ def _yaml_problem(error: yaml.YAMLError) -> str:
     return f"{context + ': ' if context else ''}{problem}{where}"
 
 
-def load_config(name_or_path: str | Path) -> ModelConfig:
-    """Loads a shipped config by name (`"albert_base"`) or a YAML file by path."""
+def load_config(name_or_path: str | Path, vocab_size: int | None = None) -> ModelConfig:
+    """Loads a shipped config by name (`"albert_base"`) or a YAML file by path.
+
+    `vocab_size` (the tokenizer's) fills in the encoders' `vocab_size`: a shipped config's
+    (the paper's) is replaced, a file may leave it out, and a file's own value that disagrees
+    raises `ValueError` naming both.
+
+    Example:
+        >>> load_config("my_albert.yaml", vocab_size=tokenizer.vocabulary_size()).encoder.vocab_size
+        32000
+    """
+    data, source = read_config_mapping(name_or_path)
+    try:
+        data = data if data is not None else {}
+        if vocab_size is not None:
+            data = with_vocab_size(data, vocab_size, replace=source.startswith("configs/"))
+        return ModelConfig.from_dict(data)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"config {source!r}: {error}") from None
+
+
+def read_config_mapping(name_or_path: str | Path) -> tuple[Any, str]:
+    """The parsed YAML of a shipped config or a config file, and where it came from (`configs/NAME.yaml` or
+    the path); `ValueError` for an unknown name or invalid YAML, `FileNotFoundError` for a missing file."""
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
@@ -393,10 +427,28 @@ def load_config(name_or_path: str | Path) -> ModelConfig:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise ValueError(f"config {source!r} is not valid YAML: {_yaml_problem(error)}") from None
-    try:
-        return ModelConfig.from_dict(data if data is not None else {})
-    except (ValueError, TypeError) as error:
-        raise ValueError(f"config {source!r}: {error}") from None
+    return data, source
+
+
+def with_vocab_size(data: Any, vocab_size: int, replace: bool = False) -> Any:
+    """A config mapping whose encoders (and generator) have `vocab_size`, the tokenizer's.
+
+    A `vocab_size` the mapping gives is kept when it agrees, replaced when `replace` (a shipped
+    config's paper size), and otherwise raises `ValueError` naming both sizes.
+    """
+    if not isinstance(data, Mapping):
+        return data
+    data = dict(data)
+    for part in ("encoder", "generator"):
+        encoder = data.get(part)
+        if not isinstance(encoder, Mapping):
+            continue
+        given = encoder.get("vocab_size")
+        if given is not None and given != vocab_size and not replace:
+            raise ValueError(f"{part}.vocab_size is {given} but the tokenizer has {vocab_size} tokens; leave "
+                             "vocab_size out (it comes from the tokenizer) or give the tokenizer this config was made for")
+        data[part] = {**encoder, "vocab_size": vocab_size}
+    return data
 
 
 def save_config(config: ModelConfig, path: str | Path) -> None:

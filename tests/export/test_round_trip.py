@@ -6,13 +6,18 @@ import re
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import (CONTEXTS, LABELS, MASKED, PAIRS, QUESTIONS, SEQUENCE_LENGTH, TAGS, TEXTS, run_in_fresh_process,
+from conftest import (CHOICES, CONTEXTS, LABELS, MASKED, PAIRS, QUESTIONS, SEQUENCE_LENGTH, TAGS, TEXTS, run_in_fresh_process,
                       strings)
 
-from tfbert.tasks import QAExample, TensorFlowTokenizer, decode_answers, encode_texts, make_features
+from tfbert.tasks import (QAExample, TensorFlowTokenizer, decode_answers, encode_choices, encode_texts,
+                          make_features)
 from tfbert.tasks.features import pad_rows
 
 TOLERANCE = 1e-5
+LONG_QUESTIONS = ["When did the museum open?", "Who painted the ceiling?"]
+LONG_CONTEXTS = [" ".join(f"Room {n} holds paintings from the {n}th century and a café." for n in range(1, 12))
+                 + " The museum opened in 1902.",
+                 "The hall is long. " * 15 + "Michelangelo painted the ceiling of the chapel in Rome."]
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +51,9 @@ def served(exports, hub_pair, hub_inputs, tmp_path_factory):
         ("regression", exports["regression"], "serving_default", {"text": text}),
         ("tagging", exports["tagging"], "serving_default", {"text": text}),
         ("qa", exports["question_answering"], "serving_default",
-         {"question": strings(QUESTIONS), "context": strings(CONTEXTS)}),
+         {"question": strings(QUESTIONS + LONG_QUESTIONS), "context": strings(CONTEXTS + LONG_CONTEXTS)}),
+        ("multiple_choice", exports["multiple_choice"], "serving_default",
+         {"context": strings(QUESTIONS), "choices": np.array([strings(row) for row in CHOICES])}),
         ("embedding", exports["embedding"], "serving_default", {"text": text}),
         ("embedding_preprocess", exports["embedding"], "preprocess", {"text": text}),
         ("fill_mask", exports["fill_mask"], "serving_default", {"text": strings(MASKED)}),
@@ -115,11 +122,14 @@ def test_tagging(served, models, pieces):
         assert (got["tag_ids"][row, 1 + len(p):] == -1).all() and got["tag_ids"][row, 0] == -1
 
 
-def test_question_answering(served, models, pieces):
-    examples = [QAExample(str(i), q, c) for i, (q, c) in enumerate(zip(QUESTIONS, CONTEXTS))]
-    features = make_features(pieces, examples, max_length=SEQUENCE_LENGTH, doc_stride=SEQUENCE_LENGTH,
+def test_question_answering_over_strided_windows(served, models, pieces):
+    """The graph's windows and answers are `make_features` + `decode_answers` (doc stride as exported)."""
+    examples = [QAExample(str(i), q, c) for i, (q, c) in enumerate(zip(QUESTIONS + LONG_QUESTIONS,
+                                                                        CONTEXTS + LONG_CONTEXTS))]
+    features = make_features(pieces, examples, max_length=SEQUENCE_LENGTH, doc_stride=SEQUENCE_LENGTH // 3,
                              max_question_length=SEQUENCE_LENGTH // 2)
-    assert len(features) == len(examples), "every context fits one window"
+    windows = np.bincount(features.example_index)
+    assert (windows[:len(QUESTIONS)] == 1).all() and (windows[len(QUESTIONS):] > 3).all()
     outputs = _run(models["question_answering"], features.inputs)
     answers = decode_answers(examples, features, outputs["start_logits"], outputs["end_logits"],
                              n_best=SEQUENCE_LENGTH, max_answer_length=30)
@@ -129,7 +139,20 @@ def test_question_answering(served, models, pieces):
         assert got["answer"][row].decode() == best.text == example.context[got["start"][row]:got["end"][row]]
         assert (got["start"][row], got["end"][row]) == (best.start_char, best.end_char)
         assert abs(got["score"][row] - best.score) < TOLERANCE
-    _close(got["no_answer_score"], outputs["start_logits"][:, 0] + outputs["end_logits"][:, 0])
+    no_answer = outputs["start_logits"][:, 0] + outputs["end_logits"][:, 0]
+    _close(got["no_answer_score"], [no_answer[features.example_index == row].min() for row in range(len(examples))])
+    first_windows = [features.char_ends[np.flatnonzero(features.example_index == row)[0]].max()
+                     for row in range(len(QUESTIONS), len(examples))]
+    assert (got["start"][len(QUESTIONS):] >= first_windows).any(), "an answer past the first window is found"
+
+
+def test_multiple_choice(served, models, pieces):
+    logits = _run(models["multiple_choice"], encode_choices(pieces, QUESTIONS, CHOICES, SEQUENCE_LENGTH))["logits"]
+    got = served["multiple_choice"]
+    assert got["logits"].shape == (len(QUESTIONS), len(CHOICES[0]))
+    _close(got["logits"], logits)
+    _close(got["probabilities"], tf.nn.softmax(logits).numpy())
+    np.testing.assert_array_equal(got["choice_id"], logits.argmax(-1))
 
 
 def test_fill_mask(served, models, tokenizer):

@@ -33,11 +33,15 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
     if args.sequence_length is not None and args.sequence_length < 8:
         raise CommandError(f"--sequence-length {args.sequence_length} is too short; use 8 or more")
+    for flag, value in (("--top-k", args.top_k), ("--max-masks", args.max_masks)):
+        if value is not None and value < 1:
+            raise CommandError(f"{flag} {value}: give 1 or more")
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
     finetuned = read_task(args.source)
     labels = labels or finetuned.get("label_names")
     pair = args.pair or finetuned.get("pair", False)
-    options = {key: value for key, value in (("top_k", args.top_k), ("max_answer_length", args.max_answer_length))
+    options = {key: value for key, value in (("top_k", args.top_k), ("max_masks", args.max_masks),
+                                             ("max_answer_length", args.max_answer_length))
                if value is not None}
     try:
         path = export_saved_model(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
@@ -77,6 +81,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export.add_argument("--pair", action="store_true", help="classification/regression on text pairs (text_pair input)")
     export.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="embedding pooling of a bare encoder")
     export.add_argument("--top-k", type=int, help="fill-mask: tokens returned per mask (default 5)")
+    export.add_argument("--max-masks", type=int,
+                        help="fill-mask: mask tokens predicted per text; a text with more is an error (default 4)")
     export.add_argument("--max-answer-length", type=int, help="question answering: longest answer in pieces (default 30)")
     export.add_argument("--hub-pair", action="store_true",
                         help="also write NAME_preprocess/ and NAME_encoder/, TF Hub's preprocessing + encoder pair")

@@ -5,7 +5,8 @@
 | `classification` | `text` (+ `text_pair`) | `logits`, `probabilities`, `label_id`, `label` |
 | `regression` | `text` (+ `text_pair`) | `score` |
 | `tagging` | `text` | per token: `tokens`, `tag_ids`, `tags`, `start`, `end`, `logits` |
-| `question_answering` | `question`, `context` | `answer`, `start`, `end`, `score`, `no_answer_score` |
+| `question_answering` | `question`, `context` (strided windows) | `answer`, `start`, `end`, `score`, `no_answer_score` |
+| `multiple_choice` | `context` `[batch]`, `choices` `[batch, choices]` | `logits`, `probabilities`, `choice_id` |
 | `embedding` | `text` | `embedding` |
 | `fill_mask` | `text` with mask tokens | `tokens`, `token_ids`, `scores`, `mask_positions` |
 
@@ -42,6 +43,10 @@ class ServingTask(abc.ABC):
     def serve(self, model: keras.Model, preprocessor: Preprocessor,
               inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         """The task's outputs for a batch of raw-string inputs."""
+
+    def input_spec(self, name: str) -> tf.TensorSpec:
+        """The signature's spec of input `name`: `[batch]` strings unless the task says otherwise."""
+        return tf.TensorSpec([None], tf.string, name=name)
 
     def metadata(self) -> dict:
         return {"task": self.name, "inputs": list(self.input_names)}
@@ -97,6 +102,32 @@ class Embedding(_TextTask):
         return {"embedding": _call(model, self.encoder_inputs(preprocessor, inputs))["embedding"]}
 
 
+class MultipleChoice(ServingTask):
+    """A score per choice: each `(context, choice)` pair packed as fine-tuning packs it (`encode_choices`).
+
+    `choices` is `[batch, choices]` strings (the same number for every context); `logits` and
+    softmax `probabilities` are `[batch, choices]`, `choice_id` the best choice's index.
+    """
+
+    name = "multiple_choice"
+    input_names = ("context", "choices")
+
+    def input_spec(self, name):
+        if name == "choices":
+            return tf.TensorSpec([None, None], tf.string, name=name)
+        return super().input_spec(name)
+
+    def serve(self, model, preprocessor, inputs):
+        choices = inputs["choices"]
+        shape = tf.shape(choices)
+        contexts = tf.repeat(inputs["context"], shape[1])
+        packed = preprocessor.pack(contexts, tf.reshape(choices, [-1]))
+        logits = _call(model, {name: tf.reshape(value, [shape[0], shape[1], preprocessor.sequence_length])
+                               for name, value in packed.items()})["logits"]
+        return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1),
+                "choice_id": tf.argmax(logits, axis=-1, output_type=tf.int32)}
+
+
 class Tagging(ServingTask):
     """A tag per piece of the text, at the piece's position `1 .. pieces` after `[CLS]`.
 
@@ -138,22 +169,34 @@ class Tagging(ServingTask):
 
 
 class QuestionAnswering(ServingTask):
-    """The best answer span of `context` for `question` (one window; longer contexts are truncated)."""
+    """The best answer span of `context` for `question` over strided windows of the context.
+
+    `doc_stride` pieces between window starts (by default a third of the sequence, 128 for 384 as
+    in SQuAD's reference scripts; at most one window); at most `max_windows` windows per question.
+    """
 
     name = "question_answering"
     input_names = ("question", "context")
 
     def __init__(self, max_answer_length: int = 30, max_question_length: int | None = None,
-                 allow_no_answer: bool = False, no_answer_threshold: float = 0.0):
+                 allow_no_answer: bool = False, no_answer_threshold: float = 0.0, doc_stride: int | None = None,
+                 max_windows: int = 16):
+        if doc_stride is not None and doc_stride < 1:
+            raise ValueError(f"doc_stride must be positive, got {doc_stride}")
+        if max_windows < 1:
+            raise ValueError(f"max_windows must be positive, got {max_windows}")
         self.max_answer_length = max_answer_length
         self.max_question_length = max_question_length
         self.allow_no_answer = allow_no_answer
         self.no_answer_threshold = no_answer_threshold
+        self.doc_stride = doc_stride
+        self.max_windows = max_windows
 
     def serve(self, model, preprocessor, inputs):
-        question_length = self.question_length(preprocessor.sequence_length)
-        packed = question_answering.pack_question_and_context(preprocessor, inputs["question"], inputs["context"],
-                                                              question_length)
+        length = preprocessor.sequence_length
+        packed = question_answering.pack_question_windows(
+            preprocessor, inputs["question"], inputs["context"], self.question_length(length),
+            self.doc_stride or max(1, length // 3), self.max_windows)
         logits = _call(model, packed.inputs)
         return question_answering.answers(packed, logits["start_logits"], logits["end_logits"],
                                           self.max_answer_length, self.allow_no_answer, self.no_answer_threshold)
@@ -170,7 +213,8 @@ class QuestionAnswering(ServingTask):
     def metadata(self):
         return {**super().metadata(), "max_answer_length": self.max_answer_length,
                 "max_question_length": self.max_question_length, "allow_no_answer": self.allow_no_answer,
-                "no_answer_threshold": self.no_answer_threshold}
+                "no_answer_threshold": self.no_answer_threshold, "doc_stride": self.doc_stride,
+                "max_windows": self.max_windows}
 
 
 class FillMask(ServingTask):
@@ -184,7 +228,8 @@ class FillMask(ServingTask):
 
     def serve(self, model, preprocessor, inputs):
         tokenizer = preprocessor.tokenizer
-        encoder_inputs = preprocessor.pack_ids(fill_mask.tokenize_with_masks(tokenizer, inputs["text"]))
+        ids = fill_mask.tokenize_with_masks(tokenizer, preprocessor.clean(inputs["text"]))
+        encoder_inputs = preprocessor.pack_ids(ids)
         positions, used = fill_mask.mask_positions(encoder_inputs["token_ids"], tokenizer.mask_id, self.max_masks)
         mlm_logits = _call(model, {**encoder_inputs, "masked_positions": positions})["mlm_logits"]
         return fill_mask.top_tokens(tokenizer, mlm_logits, used, positions, self.top_k)

@@ -71,6 +71,7 @@ def test_one_masked_lm_step(config):
     assert second < first
 
 
+@pytest.mark.slow  # tracing the export's signatures costs about 30 s of CPU
 def test_fill_mask_export_with_a_deberta_sentencepiece(assets, tmp_path):
     from tfbert.export import export_saved_model
     from tfbert.text.vocab_training import train_sentencepiece

@@ -85,30 +85,17 @@ def _is_tfbert_tokenizer(folder: Path) -> bool:
 
 def find_pretrained_tokenizer(source: str | Path) -> "Tokenizer | None":
     """`load_pretrained_tokenizer(source)`, or None where no tokenizer goes with `source`."""
-    from tfbert.text import WordPieceTokenizer, load_tokenizer
+    from tfbert.text import load_tokenizer
+    from tfbert.text.huggingface_folders import is_huggingface_tokenizer
 
     path = Path(source)
     folder = path if path.is_dir() else path.parent
     for candidate in (folder, folder / "tokenizer", folder.parent / "tokenizer", folder.parent.parent / "tokenizer"):
         if _is_tfbert_tokenizer(candidate):
             return load_tokenizer(candidate)
-    if (folder / "vocab.txt").is_file():
-        return WordPieceTokenizer(folder / "vocab.txt", lowercase=_hugging_face_lowercase(folder))
-    if (folder / "spiece.model").is_file():
-        from tfbert.text import SentencePieceTokenizer
-
-        return SentencePieceTokenizer(folder / "spiece.model", lowercase=_hugging_face_lowercase(folder))
+    if is_huggingface_tokenizer(folder):
+        return load_tokenizer(folder)
     return None
-
-
-def _hugging_face_lowercase(folder: Path) -> bool:
-    """`do_lower_case` of a Hugging Face folder's `tokenizer_config.json` (True, as BERT's and ALBERT's, when absent)."""
-    settings = folder / "tokenizer_config.json"
-    try:
-        lowercase = json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True) if settings.is_file() else True
-    except (json.JSONDecodeError, AttributeError):
-        lowercase = True
-    return bool(lowercase)
 
 
 def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
@@ -117,8 +104,8 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
     `source` may be a tokenizer folder (written by `save_assets`, `tfbert vocab` or
     `train_sentencepiece`); a pretraining run's `model_dir` (its `tokenizer/`), a folder
     or `.keras` file inside one (e.g. `encoder/`, a fine-tuning run with `tokenizer/`
-    beside `best.keras`); or a Hugging Face folder with `vocab.txt` (BERT-style WordPiece) or
-    `spiece.model` (ALBERT's SentencePiece), lower-cased as its `tokenizer_config.json` says.
+    beside `best.keras`); or a Hugging Face tokenizer folder of any kind (`vocab.txt`,
+    `spiece.model`, `sentencepiece.bpe.model`, `vocab.json` + `merges.txt`, `tokenizer.json`).
 
     Example:
         >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased
@@ -132,7 +119,7 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
         folder = path if path.is_dir() else path.parent
         raise FileNotFoundError(
             f"no tokenizer found for {path}: expected a tfbert tokenizer folder (tokenizer_config.json naming its "
-            f"class) at {folder} or {folder / 'tokenizer'}, or a Hugging Face vocab.txt in {folder}")
+            f"class) at {folder} or {folder / 'tokenizer'}, or Hugging Face tokenizer files in {folder}")
     return tokenizer
 
 

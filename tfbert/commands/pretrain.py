@@ -53,18 +53,11 @@ def run(args: argparse.Namespace) -> None:
           f"{args.model_dir}/encoder/encoder.keras ({model.encoder.count_params():,} parameters)")
 
 
-class PrintedLog(logging.Handler):
-    """Prints log records to the current standard output (a `StreamHandler` keeps the stream it was made with)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        print(self.format(record))
-
-
 def show_initialization() -> None:
     """Prints what `--init-from` kept and created (`tfbert.training.initialization` logs it)."""
     logger = logging.getLogger("tfbert.training.initialization")
-    if not any(isinstance(handler, PrintedLog) for handler in logger.handlers):
-        logger.addHandler(PrintedLog())
+    logger.handlers = [logging.StreamHandler(sys.stdout)]   # this run's stdout, not an earlier one's
+    logger.propagate = False
     logger.setLevel(logging.INFO)
 
 

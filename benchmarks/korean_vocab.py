@@ -5,7 +5,7 @@ Corpus: the Korean test assets (the constitution and the kobill bills of konlpy 
 line is held out. For each tokenizer kind and vocabulary size, prints the unknown-piece rate, pieces
 per whitespace word and coverage (words that are one known piece) that `tfbert vocab stats` prints.
 
-    python tests/assets.py && python benchmarks/korean_vocab.py [--sizes 600 1000]
+    python tests/assets.py && python benchmarks/korean_vocab.py [--sizes 600 1000] [--wordpiece-sizes 1500 2000]
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ def korean_lines() -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[600, 1000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[600, 1000], help="SentencePiece sizes")
+    parser.add_argument("--wordpiece-sizes", type=int, nargs="+", default=[1500, 2000],
+                        help="WordPiece sizes (each Korean syllable takes two tokens, with and without ##)")
     args = parser.parse_args()
     lines = korean_lines()
     train = [line for index, line in enumerate(lines) if index % 10]
@@ -62,10 +64,14 @@ def main() -> None:
         mecab = morphemes.pre_tokenize_lines(train, Path(work) / "mecab.txt", split)
         split_seconds = time.perf_counter() - start
         for kind, trainer in KINDS.items():
-            for size in args.sizes:
+            for size in args.sizes if kind == "sentencepiece" else args.wordpiece_sizes:
                 for name, data in (("raw", raw), ("mecab morphemes", mecab)):
                     start = time.perf_counter()
-                    tokenizer = trainer(str(data), size, Path(work) / f"{kind}_{size}_{data.stem}")
+                    try:
+                        tokenizer = trainer(str(data), size, Path(work) / f"{kind}_{size}_{data.stem}")
+                    except ValueError as error:
+                        print(f"| {kind} | {name} | {size:,} | {error} | | | |")
+                        continue
                     seconds = time.perf_counter() - start
                     stats = vocabulary_stats(tokenizer, held_out)
                     print(f"| {kind} | {name} | {tokenizer.vocabulary_size():,} | {stats.unknown_rate:.2%} | "

@@ -8,7 +8,7 @@ from tfbert.cli import main
 # Each subcommand and options its --help must explain.
 HELP = {
     "configs": ["tfbert configs"],
-    "vocab": ["--kind", "--data", "--vocab-size", "--output", "sentencepiece"],
+    "vocab": ["--kind", "--data", "--vocab-size", "--output", "sentencepiece", "vocab add", "vocab stats", "--pre-tokenize"],
     "pretrain": ["--config", "--tokenizer", "--data", "--model-dir", "--steps", "--strategy", "resumes"],
     "finetune": ["--pretrained", "--train", "--eval", "--glue", "--task", "--model-dir", "best.keras", "embedding",
                  "--loss", "multiple-negatives", "--score-range"],
@@ -70,6 +70,7 @@ def test_convert_huggingface_writes_a_loadable_keras_file(assets, tmp_path, caps
     assert main(["convert", "huggingface", str(assets("minilm/config.json").parent), "-o", str(output)]) == 0
     assert "22,713,216 parameters" in capsys.readouterr().out
     assert keras.models.load_model(output).count_params() == 22_713_216
+    assert (tmp_path / "tokenizer" / "vocab.txt").is_file()  # the folder's Hugging Face tokenizer, as tfbert's
 
 
 def test_convert_bad_input_exits_2_with_a_message(tmp_path, capsys):

@@ -76,7 +76,9 @@ def test_a_checkpoint_read_and_written_again_is_equal_bit_for_bit_and_loads_with
             assert ours[name].dtype == tensor.dtype and ours[name].tobytes() == tensor.tobytes(), name
         config = json.loads((folder / "config.json").read_text())
         class_name = config["architectures"][0]
-        assert class_name == json.loads((original / "config.json").read_text())["architectures"][0]
+        original_config = json.loads((original / "config.json").read_text())
+        assert class_name == original_config["architectures"][0]
+        assert config.get("causal", False) == original_config.get("causal", False)
         _, info = getattr(transformers, class_name).from_pretrained(folder, output_loading_info=True)
         assert not info["missing_keys"] and not info["unexpected_keys"]
 
@@ -131,7 +133,7 @@ def test_a_tfbert_encoder_loads_in_automodel_with_its_outputs(tmp_path, architec
     _assert_close_on_tokens(ours["sequence_output"], theirs.last_hidden_state.numpy(), mask)
 
 
-@pytest.mark.parametrize("architecture", ["bert", "roberta"])
+@pytest.mark.parametrize("architecture", ["bert", "albert", "roberta", "xlmr"])
 def test_a_classifier_loads_as_sequence_classification_with_its_logits_and_labels(tmp_path, architecture):
     from tfbert.tasks.models.classification import SequenceClassifier
 
@@ -162,3 +164,84 @@ def test_an_existing_folder_is_not_overwritten(tmp_path):
     with pytest.raises(FileExistsError, match="already exists"):
         write_huggingface(Encoder(_encoder_config("bert")), tmp_path / "hf", "bert")
     assert (tmp_path / "hf" / "notes.txt").read_text() == "mine"
+
+
+def test_the_real_minilm_checkpoint_is_written_back_with_every_weight_bit_for_bit(assets, tmp_path):
+    folder = assets("minilm/config.json").parent
+    write_huggingface(load_huggingface(folder), tmp_path / "hf", "bert")
+    theirs, ours = _tensors(folder), _tensors(tmp_path / "hf")
+    # `embeddings.position_ids` is a buffer transformers recomputes (0, 1, 2, ...), not a weight.
+    assert sorted(theirs) == sorted([*ours, "embeddings.position_ids"])
+    assert all(ours[name].tobytes() == theirs[name].tobytes() for name in ours)
+
+
+def _task_model(kind, encoder):
+    from tfbert.tasks.models.multiple_choice import MultipleChoice
+    from tfbert.tasks.models.question_answering import SpanExtractor
+    from tfbert.tasks.models.tagging import TokenClassifier
+
+    return {"tokens": lambda: TokenClassifier(encoder, num_tags=3), "span": lambda: SpanExtractor(encoder),
+            "choice": lambda: MultipleChoice(encoder)}[kind]()
+
+
+@pytest.mark.parametrize("kind, architecture", [("tokens", "bert"), ("tokens", "electra"), ("span", "roberta"),
+                                                ("span", "xlm"), ("choice", "albert")])
+def test_token_span_and_choice_heads_load_in_their_automodel_classes_with_their_outputs(tmp_path, kind, architecture):
+    model = _task_model(kind, Encoder(_encoder_config(architecture), name="encoder"))
+    ids, mask, segments = _batch(2)
+    inputs = _tfbert_inputs(model.encoder, ids, mask, segments)
+    hf_inputs = _hf_inputs(architecture, ids, mask, segments)
+    if kind == "choice":  # two choices per example
+        inputs = {name: np.stack([value, value[::-1]], axis=1) for name, value in inputs.items()}
+        hf_inputs = {name: torch.stack([value, value.flip(0)], dim=1) for name, value in hf_inputs.items()}
+    ours = model(inputs, training=False)
+    write_huggingface(model, tmp_path / "hf", architecture, label_names=["O", "B", "I"])
+
+    auto = {"tokens": transformers.AutoModelForTokenClassification, "span": transformers.AutoModelForQuestionAnswering,
+            "choice": transformers.AutoModelForMultipleChoice}[kind]
+    reference, info = auto.from_pretrained(tmp_path / "hf", output_loading_info=True)
+    assert not info["missing_keys"] and not info["unexpected_keys"]
+    with torch.no_grad():
+        theirs = reference.eval()(**hf_inputs)
+    if kind == "tokens":
+        assert reference.config.id2label == {0: "O", 1: "B", 2: "I"}
+        _assert_close_on_tokens(ours["logits"], theirs.logits.numpy(), mask)
+    elif kind == "span":
+        _assert_close_on_tokens(ours["start_logits"], theirs.start_logits.numpy(), mask)
+        _assert_close_on_tokens(ours["end_logits"], theirs.end_logits.numpy(), mask)
+    else:
+        np.testing.assert_allclose(ours["logits"], theirs.logits.numpy(), atol=TOLERANCE, rtol=0)
+
+
+def test_the_command_asks_for_what_the_model_does_not_say_and_refuses_an_existing_folder(tmp_path, capsys):
+    from tfbert.cli import main
+
+    Encoder(_encoder_config("bert"), name="encoder").save(tmp_path / "encoder.keras")
+    command = ["convert", "to-huggingface", str(tmp_path / "encoder.keras"), "-o", str(tmp_path / "hf")]
+    assert main(command) == 2
+    assert "pass --architecture" in capsys.readouterr().err
+    assert not (tmp_path / "hf").exists()
+
+    assert main([*command, "--architecture", "bert"]) == 0
+    assert "BertModel" in capsys.readouterr().out
+    assert main([*command, "--architecture", "bert"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "already exists" in error and len(error.splitlines()) == 1
+
+
+def test_a_spanbert_pretraining_model_is_written_as_bert_for_masked_lm(tmp_path):
+    from tfbert.config import ModelConfig
+    from tfbert.models.spanbert import SpanBertPretrainingModel
+
+    model = SpanBertPretrainingModel(ModelConfig(architecture="spanbert", encoder=_encoder_config("spanbert")))
+    ids, mask, segments = _batch(3)
+    hidden = model.encoder(_tfbert_inputs(model.encoder, ids, mask, segments), training=False)["sequence_output"]
+    ours = np.asarray(model.get_layer("mlm_head")(hidden, training=False))
+    write_huggingface(model, tmp_path / "hf", "spanbert")
+
+    reference, info = transformers.AutoModelForMaskedLM.from_pretrained(tmp_path / "hf", output_loading_info=True)
+    assert type(reference).__name__ == "BertForMaskedLM"
+    assert not info["missing_keys"] and not info["unexpected_keys"]
+    with torch.no_grad():
+        theirs = reference.eval()(**_hf_inputs("spanbert", ids, mask, segments)).logits.numpy()
+    _assert_close_on_tokens(ours, theirs, mask)

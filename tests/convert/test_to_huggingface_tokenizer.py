@@ -96,3 +96,36 @@ def test_a_sentence_embedder_model_dir_becomes_a_sentence_transformers_model(ass
     theirs = sentence_transformers.SentenceTransformer(str(tmp_path / "st"), device="cpu").encode(texts)
     assert json.loads((tmp_path / "st" / "modules.json").read_text())[-1]["path"] == "2_Normalize"
     np.testing.assert_allclose(ours, theirs, atol=1e-4, rtol=0)
+
+
+def test_a_pretraining_run_with_a_sentencepiece_albert_loads_in_transformers_with_its_ids_and_outputs(
+        tokenizers, korean_texts, tmp_path):
+    torch = pytest.importorskip("torch")
+    from tfbert import architectures
+    from tfbert.config import EncoderConfig
+    from tfbert.models.encoder import Encoder
+
+    tokenizer, _ = tokenizers["sentencepiece korean, albert"]
+    config = EncoderConfig(**architectures.get("albert").with_defaults(dict(
+        vocab_size=tokenizer.vocabulary_size(), hidden_size=32, num_layers=2, num_heads=4, intermediate_size=64,
+        max_positions=64, embedding_size=16)))
+    run = tmp_path / "run"
+    (run / "encoder").mkdir(parents=True)
+    encoder = Encoder(config, name="encoder")
+    encoder.save(run / "encoder" / "encoder.keras")
+    preprocessor = Preprocessor.for_architecture("albert", tokenizer, 48)
+    preprocessor.save(run)
+
+    assert main(["convert", "to-huggingface", str(run), "-o", str(tmp_path / "hf")]) == 0
+    texts = [line for line in korean_texts if len(line) < 40][:4] + ["Naïve café"]
+    ours = preprocessor.encode(texts)
+    theirs = transformers.AutoTokenizer.from_pretrained(tmp_path / "hf")(
+        texts, padding="max_length", max_length=48, return_tensors="pt")
+    np.testing.assert_array_equal(theirs["input_ids"].numpy(), ours["token_ids"])
+    np.testing.assert_array_equal(theirs["token_type_ids"].numpy(), ours["segment_ids"])
+    model = transformers.AutoModel.from_pretrained(tmp_path / "hf").eval()
+    with torch.no_grad():
+        hidden = model(**theirs).last_hidden_state.numpy()
+    expected = np.asarray(encoder(ours, training=False)["sequence_output"])
+    keep = ours["padding_mask"].astype(bool)
+    np.testing.assert_allclose(expected[keep], hidden[keep], atol=1e-4, rtol=0)

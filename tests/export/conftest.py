@@ -17,6 +17,8 @@ PAIRS = ["Who wrote it?", "world", "Zürich", "x"]
 QUESTIONS = ["Who wrote the first program?", "Where is it?", "What?", "Why not?"]
 CONTEXTS = ["The first program was written by Ada Lovelace in 1843.", "It is in Zürich, naïve café.", "Nothing.",
             "Because the café in 東京 is closed."]
+CHOICES = [["a poem", "a program", "a song"], ["in Zürich", "in Paris", "nowhere"], ["x", "", "y"],
+           ["the café is closed", "東京", "it rains"]]
 MASKED = ["paris is the [MASK] of france.", "the [MASK] sat on the [MASK].", "no mask here", "[MASK]"]
 
 
@@ -43,7 +45,8 @@ def models(tiny_config):
 
     from tfbert.models.encoder import Encoder
     from tfbert.models.pretraining import PretrainingModel
-    from tfbert.tasks import SentenceEmbedder, SequenceClassifier, SequenceRegressor, SpanExtractor, TokenClassifier
+    from tfbert.tasks import (MultipleChoice, SentenceEmbedder, SequenceClassifier, SequenceRegressor, SpanExtractor,
+                              TokenClassifier)
 
     keras.utils.set_random_seed(0)
     encoder = Encoder(tiny_config.encoder, name="encoder")
@@ -52,6 +55,7 @@ def models(tiny_config):
         "regression": SequenceRegressor(encoder),
         "tagging": TokenClassifier(encoder, num_tags=3),
         "question_answering": SpanExtractor(encoder),
+        "multiple_choice": MultipleChoice(encoder),
         "embedding": SentenceEmbedder(encoder, pooling="mean"),
         "fill_mask": PretrainingModel(tiny_config),
     }

@@ -6,10 +6,11 @@ import re
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import (CONTEXTS, LABELS, MASKED, PAIRS, QUESTIONS, SEQUENCE_LENGTH, TAGS, TEXTS, run_in_fresh_process,
+from conftest import (CHOICES, CONTEXTS, LABELS, MASKED, PAIRS, QUESTIONS, SEQUENCE_LENGTH, TAGS, TEXTS, run_in_fresh_process,
                       strings)
 
-from tfbert.tasks import QAExample, TensorFlowTokenizer, decode_answers, encode_texts, make_features
+from tfbert.tasks import (QAExample, TensorFlowTokenizer, decode_answers, encode_choices, encode_texts,
+                          make_features)
 from tfbert.tasks.features import pad_rows
 
 TOLERANCE = 1e-5
@@ -51,6 +52,8 @@ def served(exports, hub_pair, hub_inputs, tmp_path_factory):
         ("tagging", exports["tagging"], "serving_default", {"text": text}),
         ("qa", exports["question_answering"], "serving_default",
          {"question": strings(QUESTIONS + LONG_QUESTIONS), "context": strings(CONTEXTS + LONG_CONTEXTS)}),
+        ("multiple_choice", exports["multiple_choice"], "serving_default",
+         {"context": strings(QUESTIONS), "choices": np.array([strings(row) for row in CHOICES])}),
         ("embedding", exports["embedding"], "serving_default", {"text": text}),
         ("embedding_preprocess", exports["embedding"], "preprocess", {"text": text}),
         ("fill_mask", exports["fill_mask"], "serving_default", {"text": strings(MASKED)}),
@@ -141,6 +144,15 @@ def test_question_answering_over_strided_windows(served, models, pieces):
     first_windows = [features.char_ends[np.flatnonzero(features.example_index == row)[0]].max()
                      for row in range(len(QUESTIONS), len(examples))]
     assert (got["start"][len(QUESTIONS):] >= first_windows).any(), "an answer past the first window is found"
+
+
+def test_multiple_choice(served, models, pieces):
+    logits = _run(models["multiple_choice"], encode_choices(pieces, QUESTIONS, CHOICES, SEQUENCE_LENGTH))["logits"]
+    got = served["multiple_choice"]
+    assert got["logits"].shape == (len(QUESTIONS), len(CHOICES[0]))
+    _close(got["logits"], logits)
+    _close(got["probabilities"], tf.nn.softmax(logits).numpy())
+    np.testing.assert_array_equal(got["choice_id"], logits.argmax(-1))
 
 
 def test_fill_mask(served, models, tokenizer):

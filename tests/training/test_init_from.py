@@ -22,6 +22,8 @@ from tfbert.text.vocab_training import train_sentencepiece
 from tfbert.training.initialization import added_token_pieces, initialize_from, read_source
 from tfbert.training.pretraining import load_run_config, pretrain, run_config
 
+from .tiny_recipes import tiny_electra
+
 TOLERANCE = 1e-4
 ALBERT = dict(embedding_size=16, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
               max_position_embeddings=64, type_vocab_size=2)
@@ -212,8 +214,10 @@ def test_command_line_init_from_objectives_and_bad_sources(albert_mlm_run, corpu
     run, _ = albert_mlm_run
     common = ["--data", str(corpus / "web.txt"), "--steps", "2", "--batch-size", "2", "--sequence-length", "32",
               "--checkpoint-every", "2", "--strategy", "cpu"]
+    before = {path: path.read_bytes() for path in run.rglob("*") if path.is_file()}
     assert main(["pretrain", "--init-from", str(run), "--objectives", "mlm,sop", "--model-dir", str(tmp_path / "b"),
                  *common]) == 0
+    assert {path: path.read_bytes() for path in run.rglob("*") if path.is_file()} == before
     printed = capsys.readouterr().out
     assert f"initialized from run {run}: kept encoder, mlm_head; created (new weights): sop_head" in printed
     assert load_config(tmp_path / "b" / "config.yaml").pretraining.objectives == "mlm,sop"
@@ -240,3 +244,18 @@ def test_finetune_grows_the_encoder_for_a_tokenizer_with_added_words(albert_mlm_
     np.testing.assert_array_equal(table[:400], old_table)
     pieces = added_token_pieces(read_source(run), new)
     np.testing.assert_allclose(table[400], old_table[pieces[400]].mean(axis=0), rtol=1e-6)
+
+
+def test_electra_keras_file_keeps_its_generator_and_both_heads(tmp_path):
+    config = tiny_electra(hidden=32, layers=1, heads=2, embedding=32)
+    config = config.replace(encoder=config.encoder.replace(vocab_size=99),
+                            generator=config.generator.replace(vocab_size=99))
+    spec = architectures.get("electra")
+    saved = spec.build_pretraining_model(config, spec.objectives_named("rtd"), seed=0)
+    saved.save(tmp_path / "electra.keras")
+    source = read_source(tmp_path / "electra.keras")
+    model = spec.build_pretraining_model(source.config, ("mlm", "rtd"), seed=1)
+    done = initialize_from(model, source)
+    assert (done.kept, done.created) == (["encoder", "generator", "generator_head", "discriminator_head"], [])
+    for old, new in zip(saved.trainable_weights, model.trainable_weights):
+        np.testing.assert_array_equal(new.numpy(), old.numpy())

@@ -118,10 +118,15 @@ def bert_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Itera
     yield from pooler_weights(encoder, prefix)
 
 
-def bert_head_weights(model) -> Iterator[Assignment]:
-    """`BertForPreTraining`'s masked-LM head (`cls.predictions`) and NSP classifier (`cls.seq_relationship`)."""
+def bert_masked_lm_weights(model) -> Iterator[Assignment]:
+    """`BertForMaskedLM`'s head (`cls.predictions`, the decoder being the tied token table)."""
     yield from weights.masked_lm_head(model.get_layer("mlm_head"), "cls.predictions.transform.dense",
                                       "cls.predictions.transform.LayerNorm", "cls.predictions.bias")
+
+
+def bert_head_weights(model) -> Iterator[Assignment]:
+    """`BertForPreTraining`'s masked-LM head (`cls.predictions`) and NSP classifier (`cls.seq_relationship`)."""
+    yield from bert_masked_lm_weights(model)
     if model.pair_objective:
         yield from weights.dense(model.get_layer(f"{model.pair_objective}_head").classifier, "cls.seq_relationship")
 

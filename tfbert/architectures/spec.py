@@ -105,6 +105,10 @@ class HuggingFaceFormat:
         classifier_weights: `(encoder, head, pooling) -> assignments` of `<prefix>ForSequenceClassification`
             for a tfbert classifier or regressor whose dense `head` reads `pooling`; `ValueError` for a
             pooling the class does not have; None when no tfbert task model is that class.
+        class_names: task class names that are not `class_prefix` + the usual suffix, by suffix
+            (XLM: `{"ForQuestionAnswering": "XLMForQuestionAnsweringSimple"}`).
+        head_config: `(pretraining_model) -> config.json fields` its heads need (XLM's `causal`), the
+            reverse of `head_objectives`.
         pretraining_checkpoints: `(pretraining_model) -> {subfolder: (encoder config, class, assignments)}`
             where one pretraining model is several checkpoints (ELECTRA's generator and discriminator).
     """
@@ -125,6 +129,12 @@ class HuggingFaceFormat:
     pretraining_pooler: bool = True
     classifier_weights: Callable[[Any, Any, str], Iterable[Assignment]] | None = None
     pretraining_checkpoints: Callable[[Any], Mapping[str, tuple["EncoderConfig", str, Iterable[Assignment]]]] | None = None
+    head_config: Callable[[Any], Mapping[str, Any]] | None = None
+    class_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def class_name(self, suffix: str) -> str:
+        """The `transformers` class `class_prefix` + `suffix` (`ForTokenClassification`), or the family's own."""
+        return self.class_names.get(suffix, f"{self.class_prefix}{suffix}")
 
 
 @dataclasses.dataclass(frozen=True)

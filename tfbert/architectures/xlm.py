@@ -119,6 +119,8 @@ SPEC = register(ArchitectureSpec(
         encoder_weights=xlm_encoder_weights,
         head_weights=xlm_head_weights,
         head_objectives=lambda hf: ("clm",) if hf.get("causal") else ("mlm",),
+        head_config=lambda model: {"causal": model.objective == "clm"},
+        class_names={"ForQuestionAnswering": "XLMForQuestionAnsweringSimple"},
         token_embedding="embeddings.weight",
         ignored_suffixes=("pred_layer.proj.weight",),
         class_prefix="XLM",

@@ -11,9 +11,12 @@ from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
 def _from_huggingface(args: argparse.Namespace):
+    """The checkpoint's model, and its tokenizer where the folder holds Hugging Face tokenizer files."""
     from tfbert.convert.huggingface import load_huggingface
+    from tfbert.text.huggingface_folders import is_huggingface_tokenizer, read_huggingface_tokenizer
 
-    return load_huggingface(args.checkpoint, heads=args.heads), None
+    tokenizer = read_huggingface_tokenizer(args.checkpoint) if is_huggingface_tokenizer(args.checkpoint) else None
+    return load_huggingface(args.checkpoint, heads=args.heads), tokenizer
 
 
 def _from_tf1(args: argparse.Namespace):
@@ -101,7 +104,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         commands, "convert", "convert a Hugging Face, Google TF1 or keras-hub checkpoint into a .keras file",
         f"Convert a checkpoint into a tfbert .keras file with the same outputs. huggingface: a folder with "
         f"config.json and model.safetensors or pytorch_model.bin (model_type "
-        f"{', '.join(architectures.model_types('huggingface'))}). tf1: a release folder of Google's original code "
+        f"{', '.join(architectures.model_types('huggingface'))}); its tokenizer files (vocab.txt, spiece.model, "
+        f"sentencepiece.bpe.model, vocab.json + merges.txt or tokenizer.json), if any, become tokenizer/. tf1: a release folder of Google's original code "
         f"({families('tf1')}: bert_config.json or albert_config.json, the checkpoint, vocab.txt or *.model); "
         f"its tokenizer is written to tokenizer/ beside the .keras file. keras-hub: a folder written by "
         f"save_to_preset ({families('keras_hub')} backbones), with its tokenizer where tfbert's gives the same ids. "

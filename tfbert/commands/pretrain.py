@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -52,14 +53,18 @@ def run(args: argparse.Namespace) -> None:
           f"{args.model_dir}/encoder/encoder.keras ({model.encoder.count_params():,} parameters)")
 
 
+class PrintedLog(logging.Handler):
+    """Prints log records to the current standard output (a `StreamHandler` keeps the stream it was made with)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(self.format(record))
+
+
 def show_initialization() -> None:
     """Prints what `--init-from` kept and created (`tfbert.training.initialization` logs it)."""
-    import logging
-    import sys
-
     logger = logging.getLogger("tfbert.training.initialization")
-    if not logger.handlers:
-        logger.addHandler(logging.StreamHandler(sys.stdout))
+    if not any(isinstance(handler, PrintedLog) for handler in logger.handlers):
+        logger.addHandler(PrintedLog())
     logger.setLevel(logging.INFO)
 
 

@@ -10,6 +10,7 @@ loaded by `load_huggingface` and written again is equal tensor by tensor. What i
 | a family's pretraining model | `BertForPreTraining`, `AlbertForPreTraining`, `RobertaForMaskedLM`, `XLMRobertaForMaskedLM`, `XLMWithLMHeadModel` | `AutoModelForPreTraining`, `AutoModelForMaskedLM` |
 | `ElectraPretrainingModel` | `discriminator/`: `ElectraForPreTraining`, `generator/`: `ElectraForMaskedLM` | the same |
 | `SequenceClassifier`, `SequenceRegressor` | `...ForSequenceClassification` (`id2label` from the labels) | `AutoModelForSequenceClassification` |
+| `TokenClassifier`, `SpanExtractor`, `MultipleChoice` | `...ForTokenClassification`, `...ForQuestionAnswering`, `...ForMultipleChoice` | their `AutoModelFor...` |
 | `SentenceEmbedder` | `...Model` + `modules.json`, `1_Pooling/`, `2_Normalize/` | `SentenceTransformer` |
 
 Weights are `model.safetensors` (float32); the tokenizer files come from
@@ -37,6 +38,7 @@ from tfbert import architectures
 from tfbert.architectures import HuggingFaceFormat
 from tfbert.architectures.spec import Assignment
 from tfbert.config import EncoderConfig
+from tfbert.convert.weights import dense as weights_dense
 from tfbert.convert.weights import export_weights
 from tfbert.models.encoder import Encoder
 
@@ -69,6 +71,11 @@ class Checkpoint:
     embedding: tuple[int, str, bool] | None = None
 
 
+def _float32(assignments: Iterable[Assignment]) -> dict[str, np.ndarray]:
+    """The checkpoint tensors of `assignments` in float32, whatever the model's dtype policy."""
+    return export_weights(assignments, np.float32)
+
+
 def _config(entry: HuggingFaceFormat, encoder: EncoderConfig, class_name: str, **extra: Any) -> dict[str, Any]:
     return {"architectures": [class_name], "model_type": entry.model_type, **entry.write_config(encoder),
             "dtype": "float32", **extra}
@@ -80,14 +87,16 @@ def _without_pooler(assignments: Iterable[Assignment], prefix: str) -> list[Assi
 
 def _pretraining_checkpoints(model: keras.Model, spec, entry: HuggingFaceFormat) -> list[Checkpoint]:
     if entry.pretraining_checkpoints is not None:
-        return [Checkpoint(folder, _config(entry, encoder, class_name), export_weights(assignments))
+        return [Checkpoint(folder, _config(entry, encoder, class_name), _float32(assignments))
                 for folder, (encoder, class_name, assignments) in entry.pretraining_checkpoints(model).items()]
     if entry.head_weights is None or not entry.pretraining_class:
         raise ValueError(entry.no_heads or f"Hugging Face has no {spec.name} class with tfbert's pretraining heads")
     assignments = [*entry.encoder_weights(model.encoder, f"{entry.prefix}."), *entry.head_weights(model)]
     if not entry.pretraining_pooler:
         assignments = _without_pooler(assignments, f"{entry.prefix}.pooler")
-    return [Checkpoint("", _config(entry, model.config.encoder, entry.pretraining_class), export_weights(assignments))]
+    heads = entry.head_config(model) if entry.head_config else {}
+    return [Checkpoint("", _config(entry, model.config.encoder, entry.pretraining_class, **heads),
+                       _float32(assignments))]
 
 
 def _labels(num_labels: int, label_names: Sequence[str] | None) -> dict[str, Any]:
@@ -112,7 +121,29 @@ def _classifier_checkpoint(model: keras.Model, spec, entry: HuggingFaceFormat,
               else {"num_labels": 1, "problem_type": "regression"})
     assignments = entry.classifier_weights(model.encoder, head, model.options["pooling"])
     config = _config(entry, model.encoder.config, f"{entry.class_prefix}ForSequenceClassification", **labels)
-    return Checkpoint("", config, export_weights(assignments))
+    return Checkpoint("", config, _float32(assignments))
+
+
+# tfbert task heads on the encoder's tokens or pooler that every family's Hugging Face task classes share:
+# model class -> (Keras head layer, checkpoint name, class suffix, whether the class has the encoder's pooler).
+TOKEN_HEADS = {"TokenClassifier": ("tagger", "classifier", "ForTokenClassification", False),
+               "SpanExtractor": ("span", "qa_outputs", "ForQuestionAnswering", False),
+               "MultipleChoice": ("scorer", "classifier", "ForMultipleChoice", True)}
+
+
+def _token_head_checkpoint(model: keras.Model, entry: HuggingFaceFormat, label_names: Sequence[str] | None) -> Checkpoint:
+    """Token classification, question answering (start/end logits) and multiple choice (a score on the pooler)."""
+    layer, name, suffix, pooler = TOKEN_HEADS[type(model).__name__]
+    encoder = model.encoder
+    if pooler and (not encoder.config.pooler or model.options.get("pooling") != "pooler"):
+        raise ValueError(f"Hugging Face's {entry.class_name(suffix)} scores the pooler output; this model's head reads "
+                         f"{model.options.get('pooling')!r} pooling or its encoder has no pooler")
+    assignments = [*entry.encoder_weights(encoder, f"{entry.prefix}."), *weights_dense(model.get_layer(layer), name)]
+    if not pooler:
+        assignments = _without_pooler(assignments, f"{entry.prefix}.pooler")
+    extra = _labels(model.options["num_tags"], label_names) if "num_tags" in model.options else {}
+    extra.pop("problem_type", None)
+    return Checkpoint("", _config(entry, encoder.config, entry.class_name(suffix), **extra), _float32(assignments))
 
 
 def huggingface_checkpoints(model: keras.Model, architecture: str,
@@ -135,13 +166,16 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
         config = _config(entry, encoder.config, f"{entry.class_prefix}Model")
         embedding = (None if isinstance(model, Encoder)
                      else (encoder.config.hidden_size, model.options["pooling"], model.options["normalize"]))
-        return [Checkpoint("", config, export_weights(entry.encoder_weights(encoder, "")), embedding)]
+        return [Checkpoint("", config, _float32(entry.encoder_weights(encoder, "")), embedding)]
     if type(model).__name__ in spec.pretraining_models:
         return _pretraining_checkpoints(model, spec, entry)
     if isinstance(model, (SequenceClassifier, SequenceRegressor)):
         return [_classifier_checkpoint(model, spec, entry, label_names)]
+    if type(model).__name__ in TOKEN_HEADS:
+        return [_token_head_checkpoint(model, entry, label_names)]
     raise ValueError(f"a {type(model).__name__} has no Hugging Face equivalent tfbert writes; it writes encoders, "
-                     f"pretraining models, sequence classifiers and regressors, and sentence embedders")
+                     f"pretraining models, sequence classifiers and regressors, token classifiers, span extractors, "
+                     f"multiple-choice models and sentence embedders")
 
 
 def _write_sentence_transformers(folder: Path, width: int, pooling: str, normalize: bool, max_length: int) -> None:

@@ -41,16 +41,16 @@ def _strings(name: str) -> tf.TensorSpec:
 
 
 def _batches_of_strings(function):
-    """`function` with each string argument checked to be a batch `[batch]` when it runs.
+    """`function` with each input checked, when it runs, to have the shape of its signature (`[batch]`
+    strings, `[batch, choices]` ...).
 
     A loaded signature does not check shapes (TF Serving feeds what the request holds), so a scalar
     string would fail deep in the graph; `tf.ensure_shape` fails first, naming the expected shape.
     """
-    def checked(*texts, **named):
-        texts = [tf.ensure_shape(text, [None]) for text in texts]
-        named = {name: tf.ensure_shape(text, [None]) if text.dtype == tf.string else text
-                 for name, text in named.items()}
-        return function(*texts, **named)
+    def checked(*inputs, **named):
+        inputs = [tf.ensure_shape(value, value.shape) for value in inputs]
+        named = {name: tf.ensure_shape(value, value.shape) for name, value in named.items()}
+        return function(*inputs, **named)
     return checked
 
 
@@ -90,7 +90,7 @@ class ServingModule(tf.Module):
             return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
 
         self.serve = tf.function(_batches_of_strings(serve), autograph=False).get_concrete_function(
-            **{name: _strings(name) for name in task.input_names})
+            **{name: task.input_spec(name) for name in task.input_names})
         self.tokenize = tf.function(_batches_of_strings(tokenize), input_signature=[_strings("text")],
                                     autograph=False)
         preprocess_inputs = [_strings("text")] + ([_strings("text_pair")] if pair else [])

@@ -20,8 +20,8 @@ from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
 from tfbert.export.module import EncoderModule, PreprocessingModule, ServingModule
 from tfbert.export.ops import check_servable
 from tfbert.export.sources import ExportSource, resolve_source
-from tfbert.export.tasks import (Classification, Embedding, FillMask, QuestionAnswering, Regression, ServingTask,
-                                 Tagging)
+from tfbert.export.tasks import (Classification, Embedding, FillMask, MultipleChoice, QuestionAnswering, Regression,
+                                 ServingTask, Tagging)
 from tfbert.text import load_tokenizer
 from tfbert.text.base import Tokenizer
 
@@ -55,6 +55,8 @@ def _serving_task(task: str, model: keras.Model, label_names, pair: bool, option
         return Tagging(names)
     if task == "question_answering":
         return QuestionAnswering(**options)
+    if task == "multiple_choice":
+        return MultipleChoice()
     return FillMask(**options)
 
 

@@ -10,6 +10,7 @@ the preprocessing: a saved `Preprocessor` (`preprocessor.json`), the tokenizer, 
 | `SequenceRegressor` | `regression` |
 | `TokenClassifier` | `tagging` |
 | `SpanExtractor` | `question_answering` |
+| `MultipleChoice` | `multiple_choice` |
 | `SentenceEmbedder`, `SiameseEmbedder` / `EmbeddingDistiller` (their `.embedder()`) | `embedding` |
 | a pretraining model whose architecture exports `fill_mask` (`tfbert.architectures`), a pretraining run's folder (newest checkpoint) | `fill_mask` |
 | `Encoder`, `encoder.keras`, a Hugging Face folder | `embedding` (mean pooling) |
@@ -43,6 +44,7 @@ TASK_OF_MODEL = {
     SequenceRegressor: "regression",
     TokenClassifier: "tagging",
     SpanExtractor: "question_answering",
+    MultipleChoice: "multiple_choice",
     SentenceEmbedder: "embedding",
 }
 
@@ -85,8 +87,6 @@ def _from_model(model: keras.Model, pooling: str) -> ExportSource:
         model = model.embedder()
     if isinstance(model, Encoder):
         return ExportSource(SentenceEmbedder(model, pooling=pooling), model, "embedding")
-    if isinstance(model, MultipleChoice):
-        raise ValueError("MultipleChoice models are not exportable yet; export its encoder or a SequenceClassifier")
     for cls, task in TASK_OF_MODEL.items():
         if isinstance(model, cls):
             return ExportSource(model, model.encoder, task)

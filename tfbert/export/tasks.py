@@ -6,6 +6,7 @@
 | `regression` | `text` (+ `text_pair`) | `score` |
 | `tagging` | `text` | per token: `tokens`, `tag_ids`, `tags`, `start`, `end`, `logits` |
 | `question_answering` | `question`, `context` (strided windows) | `answer`, `start`, `end`, `score`, `no_answer_score` |
+| `multiple_choice` | `context` `[batch]`, `choices` `[batch, choices]` | `logits`, `probabilities`, `choice_id` |
 | `embedding` | `text` | `embedding` |
 | `fill_mask` | `text` with mask tokens | `tokens`, `token_ids`, `scores`, `mask_positions` |
 
@@ -42,6 +43,10 @@ class ServingTask(abc.ABC):
     def serve(self, model: keras.Model, preprocessor: Preprocessor,
               inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         """The task's outputs for a batch of raw-string inputs."""
+
+    def input_spec(self, name: str) -> tf.TensorSpec:
+        """The signature's spec of input `name`: `[batch]` strings unless the task says otherwise."""
+        return tf.TensorSpec([None], tf.string, name=name)
 
     def metadata(self) -> dict:
         return {"task": self.name, "inputs": list(self.input_names)}
@@ -95,6 +100,32 @@ class Embedding(_TextTask):
 
     def serve(self, model, preprocessor, inputs):
         return {"embedding": _call(model, self.encoder_inputs(preprocessor, inputs))["embedding"]}
+
+
+class MultipleChoice(ServingTask):
+    """A score per choice: each `(context, choice)` pair packed as fine-tuning packs it (`encode_choices`).
+
+    `choices` is `[batch, choices]` strings (the same number for every context); `logits` and
+    softmax `probabilities` are `[batch, choices]`, `choice_id` the best choice's index.
+    """
+
+    name = "multiple_choice"
+    input_names = ("context", "choices")
+
+    def input_spec(self, name):
+        if name == "choices":
+            return tf.TensorSpec([None, None], tf.string, name=name)
+        return super().input_spec(name)
+
+    def serve(self, model, preprocessor, inputs):
+        choices = inputs["choices"]
+        shape = tf.shape(choices)
+        contexts = tf.repeat(inputs["context"], shape[1])
+        packed = preprocessor.pack(contexts, tf.reshape(choices, [-1]))
+        logits = _call(model, {name: tf.reshape(value, [shape[0], shape[1], preprocessor.sequence_length])
+                               for name, value in packed.items()})["logits"]
+        return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1),
+                "choice_id": tf.argmax(logits, axis=-1, output_type=tf.int32)}
 
 
 class Tagging(ServingTask):

@@ -51,6 +51,9 @@ class TextEmbeddings(keras.layers.Layer):
     embeddings exist when `type_vocab_size > 0` and language embeddings when
     `num_languages > 0` (XLM). `absolute_positions=False` leaves out the position
     table (rotary and relative positions enter in the attention instead).
+    `token_embedding` replaces the layer's own token table by a given one (DeBERTa's
+    discriminator reads the generator's through a `DisentangledTokenEmbedding`); it is not
+    part of `get_config`, so the model that passes it rebuilds it.
 
     Example:
         >>> embeddings = TextEmbeddings(vocab_size=30522, embedding_size=768)
@@ -69,6 +72,7 @@ class TextEmbeddings(keras.layers.Layer):
         dropout_rate: float = 0.1,
         initializer_range: float = 0.02,
         absolute_positions: bool = True,
+        token_embedding: TokenEmbedding | None = None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -84,7 +88,7 @@ class TextEmbeddings(keras.layers.Layer):
         self.initializer_range = initializer_range
         init = truncated_normal(initializer_range)
         policy = self.dtype_policy
-        self.token_embedding = TokenEmbedding(
+        self.token_embedding = token_embedding if token_embedding is not None else TokenEmbedding(
             vocab_size, embedding_size, embeddings_initializer=init, dtype=policy, name="token_embedding"
         )
         self.position_embedding = (

@@ -66,24 +66,30 @@ def _run_layers(config, stem, block, inputs, causal, last_layer_positions=None) 
     return layer_outputs
 
 
+def text_embeddings(config: EncoderConfig, policy=None, token_embedding: TokenEmbedding | None = None) -> TextEmbeddings:
+    """The embedding layer `config` describes (`token_embedding`: use this token table instead of a new one)."""
+    return TextEmbeddings(
+        vocab_size=config.vocab_size,
+        embedding_size=config.embedding_size,
+        max_positions=config.max_positions,
+        type_vocab_size=config.type_vocab_size,
+        num_languages=config.num_languages,
+        position_offset=config.position_offset,
+        layer_norm_epsilon=config.layer_norm_epsilon,
+        dropout_rate=config.dropout_rate,
+        initializer_range=config.initializer_range,
+        absolute_positions=config.positions == "absolute",
+        token_embedding=token_embedding,
+        dtype=policy,
+        name="embeddings",
+    )
+
+
 def _stem(config: EncoderConfig, embeddings: TextEmbeddings | None, policy) -> dict[str, Any]:
     """The encoder's layers outside the transformer blocks, as `_run_layers` reads them."""
     init = truncated_normal(config.initializer_range)
     if embeddings is None:
-        embeddings = TextEmbeddings(
-            vocab_size=config.vocab_size,
-            embedding_size=config.embedding_size,
-            max_positions=config.max_positions,
-            type_vocab_size=config.type_vocab_size,
-            num_languages=config.num_languages,
-            position_offset=config.position_offset,
-            layer_norm_epsilon=config.layer_norm_epsilon,
-            dropout_rate=config.dropout_rate,
-            initializer_range=config.initializer_range,
-            absolute_positions=config.positions == "absolute",
-            dtype=policy,
-            name="embeddings",
-        )
+        embeddings = text_embeddings(config, policy)
     stem = {"embeddings": embeddings, "projection": None, "relative": None, "final_norm": None}
     if config.embedding_size != config.hidden_size:
         stem["projection"] = keras.layers.Dense(

@@ -25,7 +25,6 @@ Example:
 from __future__ import annotations
 
 import base64
-import json
 import warnings
 from pathlib import Path
 from typing import Any, Mapping
@@ -43,8 +42,9 @@ CONFIG_FILE = "tokenizer_config.json"
 SPECIAL_TOKENS_FILE = "special_tokens_map.json"
 TOKENIZER_FILE = "tokenizer.json"
 FAIRSEQ_MODEL_FILE = "sentencepiece.bpe.model"
+DEBERTA_MODEL_FILE = "spm.model"   # DeBERTa-v2/v3
 # The files that make a folder a Hugging Face tokenizer, in the order they are tried.
-VOCABULARY_FILES = ("vocab.txt", "spiece.model", FAIRSEQ_MODEL_FILE, "vocab.json", TOKENIZER_FILE)
+VOCABULARY_FILES = ("vocab.txt", "spiece.model", FAIRSEQ_MODEL_FILE, DEBERTA_MODEL_FILE, "vocab.json", TOKENIZER_FILE)
 # fairseq's dictionary starts with these, whatever the SentencePiece model holds.
 FAIRSEQ_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
 # (do_lower_case, keep_accents) of the SentencePiece classes whose defaults normalise (others: neither).
@@ -138,6 +138,12 @@ def _from_fairseq(folder: Path, settings: Mapping[str, Any]) -> SentencePieceTok
     return _sentencepiece(fairseq_layout((folder / FAIRSEQ_MODEL_FILE).read_bytes()), roles)
 
 
+def _from_deberta(folder: Path, settings: Mapping[str, Any]) -> SentencePieceTokenizer:
+    roles = {"cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "mask_token": "[MASK]",
+             "unk_token": "[UNK]", **settings}
+    return _sentencepiece((folder / DEBERTA_MODEL_FILE).read_bytes(), roles)
+
+
 def _from_vocab_json(folder: Path, settings: Mapping[str, Any]) -> BytePairTokenizer:
     if settings.get("add_prefix_space"):
         raise ValueError(f"{folder / CONFIG_FILE}: add_prefix_space true; tfbert's byte-level BPE adds no prefix space")
@@ -197,6 +203,7 @@ def _from_tokenizer_json(folder: Path, settings: Mapping[str, Any]) -> Tokenizer
 
 
 _READERS = {"vocab.txt": _from_vocab_txt, "spiece.model": _from_spiece, FAIRSEQ_MODEL_FILE: _from_fairseq,
+            DEBERTA_MODEL_FILE: _from_deberta,
             "vocab.json": _from_vocab_json, TOKENIZER_FILE: _from_tokenizer_json}
 
 

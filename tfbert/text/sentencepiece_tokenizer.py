@@ -174,6 +174,10 @@ class SentencePieceTokenizer(Tokenizer):
             ids, starts, ends = _per_string(lambda rows: self._exact.ids_with_offsets(rows, handle), prepared)
         return ids, tf.cast(starts, tf.int64), tf.cast(ends, tf.int64)
 
+    def model_proto(self) -> bytes:
+        """The serialized SentencePiece model (`sentencepiece_model_pb2.ModelProto`)."""
+        return self._proto
+
     def detokenize(self, ids) -> tf.Tensor:
         """Decodes ids to text, as `sentencepiece` decodes them."""
         return self._sentencepiece.detokenize(ids)

@@ -10,7 +10,8 @@ batches; it is read as a stream of lines (batches of 1024), never loaded whole.
   sentencepiece trains GPT-2-style byte-level BPE (and Hugging Face `tokenizers` is not a
   dependency): pieces come from `BytePairTokenizer`'s in-graph GPT-2 split, then the most
   frequent adjacent pair is merged repeatedly, with incremental pair counts.
-- `add_tokens`: appends tokens to a WordPiece or byte-level BPE vocabulary, keeping old ids.
+- `add_tokens`: appends tokens to a WordPiece or byte-level BPE vocabulary, keeping old ids
+  (`tfbert.text.vocab_insertion.insert_words` adds words so that text produces them, SentencePiece too).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import collections
 import io
 import json
 import os
+import re
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence, Union
 
@@ -130,7 +132,8 @@ def train_wordpiece(
         >>> tokenizer = train_wordpiece("botchan.txt", vocab_size=2000, output_dir="/tmp/wp")
     """
     counts: collections.Counter[str] = collections.Counter()
-    split = tf.function(lambda batch: wordpiece_tokenizer.split_words_with_offsets(as_utf8(batch), lowercase)[1].flat_values)
+    split = tf.function(lambda batch: wordpiece_tokenizer.split_words_with_offsets(
+        as_utf8(batch), lowercase, keep_hangul=True)[1].flat_values)
     for batch in _line_batches(corpus):
         counts.update(word.decode("utf-8") for word in split(batch).numpy() if word)
     vocabulary = learn_exact_wordpiece(counts, vocab_size, reserved_tokens, min_count)
@@ -162,19 +165,26 @@ def train_sentencepiece(
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     proto = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=sentences,
-        model_writer=proto,
-        vocab_size=vocab_size,
-        model_type=model_type,
-        character_coverage=character_coverage,
-        pad_id=0,
-        unk_id=1,
-        bos_id=-1,
-        eos_id=-1,
-        control_symbols=list(control_tokens),
-        minloglevel=2,
-    )
+    try:
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=sentences,
+            model_writer=proto,
+            vocab_size=vocab_size,
+            model_type=model_type,
+            character_coverage=character_coverage,
+            pad_id=0,
+            unk_id=1,
+            bos_id=-1,
+            eos_id=-1,
+            control_symbols=list(control_tokens),
+            minloglevel=2,
+        )
+    except RuntimeError as error:
+        most = re.search(r"Vocabulary size too high \(\d+\)\. Please set it to a value <= (\d+)", str(error))
+        if most is None:
+            raise
+        raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {int(most.group(1)):,} SentencePiece "
+                         f"pieces; give a size up to {int(most.group(1)):,} or more text") from None
     (output / model).write_bytes(proto.getvalue())
     tokenizer = SentencePieceTokenizer(output / model, lowercase=lowercase)
     tokenizer.save_assets(output)
@@ -246,6 +256,9 @@ def train_byte_bpe(
     if vocab_size < fixed:
         raise ValueError(f"vocab_size {vocab_size} is smaller than the {fixed} special and byte tokens")
     merges = learn_byte_merges(_count_pieces(corpus), vocab_size - fixed, min_count)
+    if len(merges) < vocab_size - fixed:
+        raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {fixed + len(merges):,} byte-level BPE "
+                         f"tokens (pairs seen at least {min_count} times); give a size up to {fixed + len(merges):,} or more text")
     spell = lambda raw: "".join(byte_pair_tokenizer.byte_alphabet()[b] for b in raw)  # noqa: E731
     tokens = list(leading_tokens) + [spell(bytes([b])) for b in range(256)]
     tokens += [spell(left + right) for left, right in merges] + list(trailing_tokens)
@@ -272,7 +285,8 @@ def add_tokens(vocabulary: Tokenizer | PathLike, new_tokens: Sequence[str], outp
         name = wordpiece_tokenizer.VOCAB_FILE if isinstance(vocabulary, WordPieceTokenizer) else byte_pair_tokenizer.VOCAB_FILE
         return add_tokens(Path(output_dir) / name, new_tokens)
     if isinstance(vocabulary, Tokenizer):
-        raise ValueError(f"add_tokens supports WordPiece and byte-level BPE vocabularies, not {type(vocabulary).__name__}")
+        raise ValueError(f"add_tokens supports WordPiece and byte-level BPE vocabularies, not {type(vocabulary).__name__}; "
+                         "insert_words (tfbert vocab add) adds words to any of the three")
     source = Path(vocabulary)
     target = source if output_dir is None else Path(output_dir) / source.name
     if source.suffix == ".json":

@@ -238,19 +238,26 @@ def initialize_from(model: keras.Model, source: InitSource,
     growth = Growth(donor_encoder.config.vocab_size, model.encoder.config.vocab_size, pieces or {})
     _copy_layer(donor_encoder, model.encoder, growth, strict=True)
     kept, created = ["encoder"], []
-    donor_layers = {} if isinstance(donor, Encoder) else {layer.name: layer for layer in donor.layers}
-    encoder_weights = {id(weight) for weight in model.encoder.weights}
-    for layer in model.layers:
-        if not layer.weights or all(id(weight) in encoder_weights for weight in layer.weights):
-            continue
-        match = donor_layers.get(layer.name)
-        if match is not None and _copy_layer(match, layer, growth, strict=False):
-            kept.append(layer.name)
+    donor_parts = {} if isinstance(donor, Encoder) else {part.name: part for part in _parts(donor)}
+    for part in _parts(model):
+        match = donor_parts.get(part.name)
+        if match is not None and _copy_layer(match, part, growth, strict=False):
+            kept.append(part.name)
         else:
-            created.append(layer.name)
+            created.append(part.name)
     result = Initialized(kept, created)
     logger.info(result.describe(source))
     return result
+
+
+def _parts(model: keras.Model) -> list[keras.layers.Layer]:
+    """The parts of a pretraining model besides its encoder: other encoders it holds (ELECTRA's generator),
+    then its top-level layers with weights of their own (heads), each layer once."""
+    encoders = [value for value in vars(model).values() if isinstance(value, Encoder) and value is not model.encoder]
+    covered = {id(weight) for encoder in [model.encoder, *encoders] for weight in encoder.weights}
+    heads = [layer for layer in model.layers
+             if layer.weights and not all(id(weight) in covered for weight in layer.weights)]
+    return list({id(part): part for part in encoders + heads}.values())
 
 
 @dataclasses.dataclass(frozen=True)

@@ -235,3 +235,17 @@ def test_predict_given_a_server_address_says_it_runs_a_local_export(capsys, addr
     assert code == 2 and "\n" not in error
     assert f"{address!r} is a TF Serving address, not a SavedModel folder" in error
     assert "python -m tfbert.export.client" in error
+
+
+def test_pretrain_encoding_errors_replace_counts_lines_and_reads_them_with_replacement_characters(tmp_path, capsys):
+    from tfbert.commands.pretrain import replaced_documents
+    from tfbert.data.input_checks import check_text_files
+    from tfbert.data.text_decoding import LineDecoder
+
+    data = write(tmp_path / "latin1.txt", "caf\u00e9 noir\nplain\n\n\u00e0 la carte\n".encode("latin-1"))
+    decoder = LineDecoder("replace")
+    check_text_files([data], decoder)
+    documents = [[sentence.decode("utf-8") for sentence in document.numpy()]
+                 for document in replaced_documents([data], decoder)]
+    assert documents == [["caf\ufffd noir", "plain"], ["\ufffd la carte"]]
+    assert "latin1.txt: 2 lines with bytes that are not UTF-8, replaced by U+FFFD" in capsys.readouterr().err

@@ -9,12 +9,12 @@ import sys
 PRECISION_CHOICES = ("auto", "fp32", "bf16", "float32", "mixed_bfloat16", "mixed_float16")
 
 
-def add_precision_argument(parser: argparse.ArgumentParser) -> None:
-    """Adds `--precision` (default auto) to `parser`."""
-    parser.add_argument("--precision", default="auto", choices=PRECISION_CHOICES,
+def add_precision_argument(parser: argparse.ArgumentParser, default: str = "auto", note: str = "") -> None:
+    """Adds `--precision` to `parser`; `note` ends its help."""
+    parser.add_argument("--precision", default=default, choices=PRECISION_CHOICES,
                         help="auto (bf16 where the hardware runs it faster: TPU, GPU of compute capability 8.0+, "
                              "a CPU whose bf16 matmul peak is 1.5x its fp32 one; prints which and why), fp32 or "
-                             "bf16 (Keras mixed_bfloat16); Keras policy names work too")
+                             "bf16 (Keras mixed_bfloat16); Keras policy names work too" + (f"; {note}" if note else ""))
 
 
 def show_precision_choice() -> None:

@@ -15,12 +15,16 @@ import zipfile
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
+from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
 def run(args: argparse.Namespace) -> None:
     """`tfbert export`: check the arguments, then `export_saved_model` (and `export_hub_pair`)."""
     import_tensorflow_quietly()
+    import tensorflow as tf
+
+    from tfbert.distribute.precision import apply_precision, pick_precision
     from tfbert.export.saved_model import export_hub_pair, export_saved_model
     from tfbert.tasks.model_dir import model_file, read_task
 
@@ -43,6 +47,8 @@ def run(args: argparse.Namespace) -> None:
     options = {key: value for key, value in (("top_k", args.top_k), ("max_masks", args.max_masks),
                                              ("max_answer_length", args.max_answer_length))
                if value is not None}
+    show_precision_choice()
+    apply_precision(pick_precision(tf.distribute.get_strategy(), args.precision).policy)   # before the model loads
     try:
         path = export_saved_model(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
                                   version=args.version, sequence_length=args.sequence_length, label_names=labels,
@@ -86,5 +92,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export.add_argument("--max-answer-length", type=int, help="question answering: longest answer in pieces (default 30)")
     export.add_argument("--hub-pair", action="store_true",
                         help="also write NAME_preprocess/ and NAME_encoder/, TF Hub's preprocessing + encoder pair")
+    add_precision_argument(export, default="fp32",
+                           note="the SavedModel computes in this precision wherever it is served, so auto judges "
+                                "this machine; outputs stay float32; default fp32")
     export.set_defaults(run=run)
     return export

@@ -17,6 +17,7 @@ import numpy as np
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
+from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor
         evaluate = classification_evaluator(eval_x, evaluation.labels)
     result = finetune(build, pretrained, train_x, train.labels, evaluate, monitor=metric, model_dir=args.model_dir,
                       epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
-                      learning_rate=args.learning_rate, seed=args.seed)
+                      learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
     model_dir = Path(args.model_dir)
     preprocessor.save(model_dir)
     task = {"task": "regression" if regression else "classification", "label_names": label_names,
@@ -176,7 +177,7 @@ def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor) -> 
         pooling=args.pooling or "mean", max_length=args.max_length,
         score_scale=tuple(args.score_range) if args.score_range else None, scale=args.scale, margin=args.margin,
         symmetric=args.symmetric, epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
-        learning_rate=args.learning_rate, seed=args.seed)
+        learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
     preprocessor.save(args.model_dir)  # its architecture, for export and convert to-huggingface
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,
             "metric": "spearman_correlation"}
@@ -185,6 +186,7 @@ def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor) -> 
 def run(args: argparse.Namespace) -> None:
     """`tfbert finetune`: fine-tune, then print the best epoch's scores and where the model went."""
     import_tensorflow_quietly()
+    show_precision_choice()
     try:
         result = finetune_from_arguments(args)
     except (OSError, ValueError) as error:
@@ -248,6 +250,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--learning-rate", type=float, help="peak learning rate (default 2e-5)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     parser.add_argument("--seed", type=int)
+    add_precision_argument(parser)
     _add_embedding_arguments(parser.add_argument_group("--task embedding (sentence-transformers' losses)"))
     parser.set_defaults(run=run)
     return parser

@@ -9,6 +9,7 @@ import sys
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
+from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
@@ -29,6 +30,7 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError("give --config (a shipped name, a YAML file or a Hugging Face config.json) for a model "
                            "from scratch, or --init-from SOURCE to start from an existing model")
     show_initialization()
+    show_precision_choice()
     try:
         if args.config is not None:
             check_config_argument(args.config, args.sequence_length)
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> None:
                 max_predictions=args.max_predictions, optimizer_recipe=args.optimizer,
                 learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
                 checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution,
-                seed=args.seed, shuffle_buffer=args.shuffle_buffer,
+                precision=args.precision, seed=args.seed, shuffle_buffer=args.shuffle_buffer,
             )
     except (OSError, ValueError, tf.errors.PermissionDeniedError, tf.errors.ResourceExhaustedError) as error:
         raise CommandError(run_failure_message(error, args.model_dir)) from None
@@ -146,6 +148,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--checkpoint-every", type=int, default=1000)
     parser.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
     parser.add_argument("--seed", type=int)
+    add_precision_argument(parser)
     parser.add_argument("--encoding-errors", choices=["strict", "replace"], default="strict",
                         help="bytes in --data text files that are not UTF-8: strict (an error naming the file and "
                              "line) or replace (by U+FFFD, reporting how many lines changed)")

@@ -30,7 +30,9 @@ from tfbert.export.offsets import byte_to_char_offsets
 
 
 def _call(model: keras.Model, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-    return model(dict(inputs), training=False)
+    """The model's outputs, floats as float32 whatever its dtype policy (the serving contract)."""
+    outputs = model(dict(inputs), training=False)
+    return {name: tf.cast(value, tf.float32) if value.dtype.is_floating else value for name, value in outputs.items()}
 
 
 class ServingTask(abc.ABC):

@@ -283,6 +283,7 @@ def pretrain(
     checkpoint_every: int = 1000,
     steps_per_execution: int = 1,
     jit_compile: bool | str = "auto",
+    precision: str = "auto",
     seed: int | None = None,
     shuffle_buffer: int = 1000,
     verbose: str | int = "auto",
@@ -307,6 +308,8 @@ def pretrain(
     `steps_per_execution` runs that many steps per host call (TPU: 100 or more); `jit_compile="auto"`
     compiles with XLA except for mirrored CPU replicas. `verbose="auto"` prints a line every
     `log_every` steps when stdout is not a terminal, Keras' progress bar on a terminal.
+    `precision` is `"auto"` (bfloat16 where the hardware runs it faster, see
+    `tfbert.distribute.pick_precision`), `"fp32"`, `"bf16"` or a Keras dtype policy name.
 
     Rerunning the same call resumes from the newest checkpoint in `model_dir`. At the end it holds
     `encoder/encoder.keras`, `config.yaml` (with the objectives trained), `preprocessor.json` and
@@ -345,7 +348,8 @@ def pretrain(
     return train(model_fn, dataset_fn,
                  model_dir=model_dir, steps=steps, global_batch_size=global_batch_size, strategy=strategy,
                  optimizer_fn=optimizer_fn, checkpoint_every=checkpoint_every,
-                 steps_per_execution=steps_per_execution, jit_compile=jit_compile, seed=seed, verbose=verbose,
+                 steps_per_execution=steps_per_execution, jit_compile=jit_compile, precision=precision, seed=seed,
+                 verbose=verbose,
                  log_every=log_every, callbacks=callbacks)
 
 

@@ -129,6 +129,9 @@ def best_spans(start_logits: tf.Tensor, end_logits: tf.Tensor, context_first: tf
 
 def _best_window(example: tf.Tensor, score: tf.Tensor, batch: tf.Tensor) -> tf.Tensor:
     """`[batch]`: the row of each question's best-scoring window (the earliest on a tie)."""
+    # unsorted_segment_max starts from the lowest finite float, so a question whose windows all score
+    # -inf (an empty context: no span) would match none of them.
+    score = tf.maximum(score, score.dtype.min)
     best = tf.math.unsorted_segment_max(score, example, batch)
     rows = tf.range(tf.shape(score)[0])
     return tf.math.unsorted_segment_min(tf.where(score == tf.gather(best, example), rows, tf.int32.max), example, batch)

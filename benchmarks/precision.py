@@ -2,6 +2,7 @@
 
 - Training: BERT-small MLM + NSP train steps (XLA, Adam, length 128; `throughput_common.tfbert_step`),
   steps/s.
+- The same training step of keras-hub's `BertMaskedLM` (MLM only) under the same policies, beside it.
 - Serving: all-MiniLM-L6-v2 sentence embeddings (mean pooling) exported as a SavedModel that takes
   raw strings (`export_saved_model`, texts packed to 128 pieces), called on Botchan lines, sentences/s.
 
@@ -80,6 +81,19 @@ def training_models(batch: dict[str, np.ndarray]):
     return steps, outputs
 
 
+def keras_hub_steps(batch: dict[str, np.ndarray]):
+    """{policy: one keras-hub BertMaskedLM train step} of the same config, or {} where keras-hub is absent."""
+    try:
+        from train_throughput import keras_hub_step
+    except ImportError:
+        return {}
+    steps = {}
+    for policy in POLICIES:
+        apply_precision(policy)
+        steps[policy] = keras_hub_step(TRAIN_CONFIG, batch)
+    return steps
+
+
 def serving_models(directory: str):
     """{policy: strings -> float32 embeddings} of all-MiniLM-L6-v2 exported under each policy."""
     from tfbert.convert.huggingface import load_huggingface
@@ -136,14 +150,16 @@ def main() -> None:
 
     batch = make_batch(load_config(TRAIN_CONFIG).encoder.vocab_size, args.batch_size)
     steps, outputs = training_models(batch)
+    hub_steps = keras_hub_steps(batch)
     texts = botchan_lines(args.serve_batch)
     with tempfile.TemporaryDirectory() as directory:
         embedders = serving_models(directory)
         embeddings = {policy: embed(texts) for policy, embed in embedders.items()}   # warm-up too
-        for step in steps.values():
+        for step in [*steps.values(), *hub_steps.values()]:
             step()   # XLA compilation
         peaks = []
         step_times = {policy: [] for policy in POLICIES}
+        hub_times = {policy: [] for policy in hub_steps}
         serve_times = {policy: [] for policy in POLICIES}
         for _ in range(args.rounds):
             measure_matmul_peaks.cache_clear()
@@ -151,12 +167,14 @@ def main() -> None:
             for policy in POLICIES:
                 step_times[policy] += [timed(steps[policy]) for _ in range(args.steps)]
                 serve_times[policy] += [timed(lambda: embedders[policy](texts)) for _ in range(args.serve_calls)]
+                if hub_steps:
+                    hub_times[policy] += [timed(hub_steps[policy]) for _ in range(args.steps)]
     best = MatmulPeaks(max(peak.float32 for peak in peaks), max(peak.bfloat16 for peak in peaks))
-    report(args, texts, best, step_times, serve_times, cosine(outputs["mixed_bfloat16"], outputs["float32"]),
+    report(args, texts, best, step_times, hub_times, serve_times, cosine(outputs["mixed_bfloat16"], outputs["float32"]),
            cosine(embeddings["mixed_bfloat16"], embeddings["float32"]))
 
 
-def report(args, texts, peaks, step_times, serve_times, train_cosine: float, serve_cosine: float) -> None:
+def report(args, texts, peaks, step_times, hub_times, serve_times, train_cosine: float, serve_cosine: float) -> None:
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                   if line.startswith("model name")), platform.machine()) if Path("/proc/cpuinfo").exists() else ""
     print(f"# {model}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, TF {tf.__version__}, "
@@ -167,17 +185,21 @@ def report(args, texts, peaks, step_times, serve_times, train_cosine: float, ser
     serve_flops = serving_flops(texts)
     print("| workload | policy | per s | vs fp32 | cosine to fp32 | share of the dtype's matmul peak |")
     print("|---|---|---:|---:|---:|---:|")
-    for name, times, flops, unit, similarity in (
-            (f"{TRAIN_CONFIG} MLM+NSP train, batch {args.batch_size}", step_times, train_flops, "steps", train_cosine),
-            (f"MiniLM-L6 SavedModel strings->embeddings, batch {args.serve_batch}", serve_times, serve_flops,
-             "sentences", serve_cosine)):
+    rows = [(f"{TRAIN_CONFIG} MLM+NSP train, batch {args.batch_size}", step_times, train_flops, "steps",
+             f"{train_cosine:.5f}")]
+    if hub_times:
+        rows.append((f"keras-hub BertMaskedLM {TRAIN_CONFIG} train, batch {args.batch_size}", hub_times,
+                     matmul_flops(TRAIN_CONFIG, args.batch_size, "keras_hub"), "steps", "-"))
+    rows.append((f"MiniLM-L6 SavedModel strings->embeddings, batch {args.serve_batch}", serve_times, serve_flops,
+                 "sentences", f"{serve_cosine:.5f}"))
+    for name, times, flops, unit, similarity in rows:
         rates = {policy: (1 if unit == "steps" else args.serve_batch) / statistics.median(times[policy])
                  for policy in POLICIES}
         for policy in POLICIES:
             per_call = rates[policy] if unit == "steps" else rates[policy] / args.serve_batch
             share = flops * per_call / 1e9 / peak[policy]
             print(f"| {name} | {policy} | {rates[policy]:.3f} {unit} | {rates[policy] / rates['float32']:.2f}x | "
-                  f"{'1' if policy == 'float32' else f'{similarity:.5f}'} | {share:.0%} |")
+                  f"{'1' if policy == 'float32' and similarity != '-' else similarity} | {share:.0%} |")
 
 
 if __name__ == "__main__":

@@ -166,7 +166,10 @@ class Preprocessor(tf.Module):
         `CHARACTERS_PER_POSITION * sequence_length` characters (the most that can reach the model, so
         serving time and memory do not grow with megabyte inputs)."""
         limit = CHARACTERS_PER_POSITION * self.sequence_length
-        return tf.strings.substr(as_utf8(text), 0, limit, unit="UTF8_CHAR")
+        # A character is at most 4 bytes, so the byte cut keeps the first `limit` characters whole and
+        # the UTF-8 check and repair never scan the rest of a megabyte input.
+        head = tf.strings.substr(text, 0, 4 * limit)
+        return tf.strings.substr(as_utf8(head), 0, limit, unit="UTF8_CHAR")
 
     def get_config(self) -> dict[str, Any]:
         """What `preprocessor.json` holds (the tokenizer is saved beside it)."""

@@ -40,7 +40,7 @@ def _strings(name: str) -> tf.TensorSpec:
     return tf.TensorSpec([None], tf.string, name=name)
 
 
-def _batches_of_strings(function):
+def _shape_checked(function):
     """`function` with each input checked, when it runs, to have the shape of its signature (`[batch]`
     strings, `[batch, choices]` ...).
 
@@ -89,12 +89,12 @@ class ServingModule(tf.Module):
                                               "input_type_ids": input_type_ids}), training=False)
             return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
 
-        self.serve = tf.function(_batches_of_strings(serve), autograph=False).get_concrete_function(
+        self.serve = tf.function(_shape_checked(serve), autograph=False).get_concrete_function(
             **{name: task.input_spec(name) for name in task.input_names})
-        self.tokenize = tf.function(_batches_of_strings(tokenize), input_signature=[_strings("text")],
+        self.tokenize = tf.function(_shape_checked(tokenize), input_signature=[_strings("text")],
                                     autograph=False)
         preprocess_inputs = [_strings("text")] + ([_strings("text_pair")] if pair else [])
-        self.preprocess = tf.function(_batches_of_strings(preprocess), input_signature=preprocess_inputs,
+        self.preprocess = tf.function(_shape_checked(preprocess), input_signature=preprocess_inputs,
                                       autograph=False)
         self.encode = tf.function(encode, input_signature=[_ids(name, length) for name in
                                                            ("input_word_ids", "input_mask", "input_type_ids")],
@@ -123,13 +123,13 @@ class PreprocessingModule(tf.Module):
         self.preprocessor = preprocessor
         hub_text = HubText(preprocessor)
         self.preprocess = tf.function(
-            _batches_of_strings(lambda text, text_pair=None: to_hub_names(preprocessor.pack(text, text_pair))),
+            _shape_checked(lambda text, text_pair=None: to_hub_names(preprocessor.pack(text, text_pair))),
             input_signature=[_strings("text")] + ([_strings("text_pair")] if pair else []), autograph=False)
-        self.padded_tokenize = tf.function(_batches_of_strings(preprocessor.tokenize),
+        self.padded_tokenize = tf.function(_shape_checked(preprocessor.tokenize),
                                            input_signature=[_strings("text")], autograph=False)
-        self.__call__ = tf.function(_batches_of_strings(hub_text.call), input_signature=[_strings("text")],
+        self.__call__ = tf.function(_shape_checked(hub_text.call), input_signature=[_strings("text")],
                                     autograph=False)
-        self.tokenize = tf.function(_batches_of_strings(hub_text.tokenize), input_signature=[_strings("text")],
+        self.tokenize = tf.function(_shape_checked(hub_text.tokenize), input_signature=[_strings("text")],
                                     autograph=False)
         self.bert_pack_inputs = tf.function(hub_text.bert_pack_inputs, autograph=False)
         for segments in hub_text.segment_specs():

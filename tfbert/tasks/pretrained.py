@@ -72,26 +72,16 @@ def _load_remote_encoder(url: str) -> Encoder:
     raise FileNotFoundError(f"{url}: expected a .keras file, or a folder with encoder.keras or encoder/encoder.keras")
 
 
-def _is_tfbert_tokenizer(folder: Path) -> bool:
-    """Whether `folder` holds a tokenizer saved by tfbert (its tokenizer_config.json names the class)."""
-    config = folder / "tokenizer_config.json"
-    if not config.is_file():
-        return False
-    try:
-        return "class" in json.loads(config.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, TypeError):
-        return False
-
-
 def find_pretrained_tokenizer(source: str | Path) -> "Tokenizer | None":
     """`load_pretrained_tokenizer(source)`, or None where no tokenizer goes with `source`."""
     from tfbert.text import load_tokenizer
     from tfbert.text.huggingface_folders import is_huggingface_tokenizer
+    from tfbert.text.loading import is_tfbert_tokenizer
 
     path = Path(source)
     folder = path if path.is_dir() else path.parent
     for candidate in (folder, folder / "tokenizer", folder.parent / "tokenizer", folder.parent.parent / "tokenizer"):
-        if _is_tfbert_tokenizer(candidate):
+        if is_tfbert_tokenizer(candidate):
             return load_tokenizer(candidate)
     if is_huggingface_tokenizer(folder):
         return load_tokenizer(folder)

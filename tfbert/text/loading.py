@@ -24,6 +24,13 @@ def is_tfbert_tokenizer(directory: PathLike) -> bool:
         return False
 
 
+def as_tokenizer(tokenizer: Tokenizer | PathLike | None) -> Tokenizer | None:
+    """`tokenizer` itself, the tokenizer saved in that folder (`load_tokenizer`), or None for None."""
+    if tokenizer is None or isinstance(tokenizer, Tokenizer):
+        return tokenizer
+    return load_tokenizer(tokenizer)
+
+
 def load_tokenizer(directory: PathLike) -> Tokenizer:
     """The tokenizer saved in `directory`: one `save_assets` wrote (chosen by its tokenizer_config.json), or
     a Hugging Face tokenizer folder of any kind (`tfbert.text.huggingface_folders`) with the same ids.

@@ -40,7 +40,7 @@ from tfbert.data.input_checks import check_text_files
 from tfbert.data.masking import mask_dataset
 from tfbert.data.preprocessor import MaskingSettings, Preprocessor
 from tfbert.data.pretraining import shuffled
-from tfbert.text import load_tokenizer
+from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
 from tfbert.training.driver import train
 from tfbert.training.initialization import InitSource, added_token_pieces, initialize_from, read_source
@@ -365,10 +365,8 @@ def read_source_for(init_from: str | Path | None, model_dir: str) -> InitSource 
 
 def run_tokenizer(tokenizer: str | Path | Tokenizer | None, source: InitSource | None) -> Tokenizer:
     """The tokenizer given, else SOURCE's."""
-    if isinstance(tokenizer, Tokenizer):
-        return tokenizer
     if tokenizer is not None:
-        return load_tokenizer(tokenizer)
+        return as_tokenizer(tokenizer)
     if source is None:
         raise ValueError("give a tokenizer (--tokenizer), or a model to start from (--init-from) that has one")
     if source.tokenizer is None:

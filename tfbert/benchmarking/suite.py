@@ -5,7 +5,7 @@ that a table runs on this machine (their numbers are noise).
 
 Example:
     >>> sorted(TABLES)
-    ['pipeline', 'tokenize']
+    ['pipeline', 'tokenize', 'train']
     >>> tables = TABLES["tokenize"](quick=True)  # doctest: +SKIP
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tfbert.benchmarking import pipeline, tokenization
+from tfbert.benchmarking import peers, pipeline, tokenization, training, training_jax
 from tfbert.benchmarking.report import Table
 
 
@@ -34,5 +34,23 @@ def input_pipeline(quick: bool, only: str = "") -> list[Table]:
     return [pipeline.measure(batch_size=256, seconds=15.0, rounds=3)]
 
 
+def train(quick: bool, only: str = "") -> list[Table]:
+    """Masked-LM train steps/s with TensorFlow beside keras-hub and PyTorch, then tfbert on JAX where installed
+    (float32, the same sizes, for the backend ratio): bert_tiny, batch 4, 2 steps when quick; else
+    bert_small and albert_base, batch 16, median of 6 steps after 2."""
+    configs, batch_size, steps, warmup = (["bert_tiny"], 4, 2, 1) if quick else (["bert_small", "albert_base"], 16, 6, 2)
+    tables = [training.measure(configs, batch_size, steps, warmup)]
+    if not peers.installed("jax"):
+        tables[0].notes.append(peers.skipped_note("jax") + " (no JAX backend table)")
+        return tables
+    jax_table = training_jax.measure_in_subprocess(configs, batch_size, "float32", steps, warmup,
+                                                   peak_size=512 if quick else 2048)
+    for tensorflow_row, jax_row in zip(tables[0].rows, jax_table.rows):
+        jax_table.notes.append(f"{jax_row[0]}: tfbert on JAX / tfbert on TensorFlow "
+                               f"{float(jax_row[1]) / float(tensorflow_row[1]):.2f}x")
+    return tables + [jax_table]
+
+
 # name -> measure(quick, only) (`only` narrows the tokenize table)
-TABLES: dict[str, Callable[[bool, str], list[Table]]] = {"tokenize": tokenize, "pipeline": input_pipeline}
+TABLES: dict[str, Callable[[bool, str], list[Table]]] = {"tokenize": tokenize, "pipeline": input_pipeline,
+                                                         "train": train}

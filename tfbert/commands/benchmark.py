@@ -11,7 +11,7 @@ from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
-TABLE_NAMES = ("tokenize", "pipeline")
+TABLE_NAMES = ("tokenize", "pipeline", "train")
 
 
 def checkout_results() -> Path:
@@ -75,13 +75,15 @@ def run(args: argparse.Namespace) -> None:
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `benchmark` subcommand to `tfbert`'s subparsers."""
     parser = add_command(
-        commands, "benchmark", "measure tokenizers and the input pipeline beside the peer libraries installed here",
+        commands, "benchmark", "measure tokenizers, input pipeline and training beside the peer libraries installed here",
         "Run a benchmark table beside the peer libraries installed on this machine (keras-hub, Hugging Face "
         "tokenizers, sentencepiece, tiktoken; absent ones are skipped with a note), contenders taking turns in one "
         "process so that load on a shared machine hits all alike; print the table with the ratios and append a "
         "section to RESULTS.md: date, CPU model and bfloat16 instructions, cores, load average before and after, "
         "versions, the command. tokenize: MB/s of WordPiece, SentencePiece and byte BPE tokenizers; pipeline: "
-        "masked-LM examples/s of tfbert.data beside keras-hub. The text is the test assets "
+        "masked-LM examples/s of tfbert.data beside keras-hub; train: masked-LM training sequences/s beside "
+        "keras-hub and Hugging Face PyTorch (each in its own process), and on the JAX backend where JAX is "
+        "installed. The text is the test assets "
         "(`python tests/assets.py` unpacks them).",
         "  tfbert benchmark tokenize                      # full size, appended to benchmarks/RESULTS.md\n"
         "  tfbert benchmark all --quick --no-record       # every table, tiny sizes, printed only\n"

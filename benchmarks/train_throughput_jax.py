@@ -13,43 +13,25 @@ matmuls) or `float32`. Prints sequences per second (median of the timed steps; t
 back every step, so each step is finished before the next is timed) and the share of the
 measured matmul peak: the step's matmul FLOPs counted from the config (`matmul_flops`, forward
 x 3) per second, over the FLOP/s of the best of 20 runs of one XLA-compiled square matmul in
-the compute precision (`--peak-size`).
+the compute precision (`--peak-size`). The measuring code is `tfbert.benchmarking.training_jax`
+(`tfbert benchmark train` runs it too where JAX is installed).
 """
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
-# benchmarks/tokenize.py would shadow the standard library's tokenize: look here last.
-_HERE = str(Path(__file__).resolve().parent)
-sys.path = [entry for entry in sys.path if entry not in (_HERE, "")] + [_HERE]
-os.environ.setdefault("KERAS_BACKEND", "jax")
+# Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
+# shadow the standard library's `tokenize` module (which inspect and linecache import); drop it.
+if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
+    sys.path.pop(0)
 
 import argparse  # noqa: E402
-import platform  # noqa: E402
-import time  # noqa: E402
+import os  # noqa: E402
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import keras  # noqa: E402
+os.environ.setdefault("KERAS_BACKEND", "jax")
 
-from tfbert.config import load_config  # noqa: E402
-from throughput_common import (LENGTH, PREDICTIONS, make_batch, matmul_flops, seconds,  # noqa: E402
-                               tfbert_step, time_steps)
-
-POLICIES = {"bfloat16": "mixed_bfloat16", "float32": "float32"}
-
-
-def measured_matmul_peak(size: int, dtype: str) -> float:
-    """FLOP/s of an XLA-compiled [size, size] x [size, size] matmul in `dtype`, the best of 20 runs."""
-    keys = jax.random.split(jax.random.PRNGKey(0))
-    a, b = (jax.random.normal(key, (size, size), dtype=dtype) for key in keys)
-    matmul = jax.jit(jnp.matmul)
-    matmul(a, b).block_until_ready()
-    best = min(seconds(lambda: matmul(a, b).block_until_ready()) for _ in range(20))
-    return 2 * size**3 / best
+from tfbert.benchmarking.training_jax import POLICIES, measure  # noqa: E402
 
 
 def main() -> None:
@@ -61,24 +43,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (the first one compiles)")
     parser.add_argument("--peak-size", type=int, default=8192, help="side of the square matmul of the peak")
     args = parser.parse_args()
-    if keras.backend.backend() != "jax":
-        raise SystemExit(f"KERAS_BACKEND is {keras.backend.backend()!r}: run with KERAS_BACKEND=jax")
-
-    keras.mixed_precision.set_global_policy(POLICIES[args.precision])
-    device = jax.devices()[0]
-    peak = measured_matmul_peak(args.peak_size, args.precision)
-    print(f"# {device.device_kind} ({device.platform}), {platform.machine()} host, JAX {jax.__version__}, "
-          f"Keras {keras.__version__}, {args.precision}, batch {args.batch_size} x length {LENGTH}, "
-          f"{PREDICTIONS} predictions, median of {args.steps} steps after {args.warmup} warm-up; measured "
-          f"{args.precision} matmul peak {peak / 1e12:.2f} TFLOP/s; {time.strftime('%Y-%m-%d')}")
-    print("| model | sequences/s | step ms | matmul TFLOP/s | share of matmul peak |")
-    print("|---|---:|---:|---:|---:|")
-    for config_name in args.configs:
-        batch = make_batch(load_config(config_name).encoder.vocab_size, args.batch_size)
-        rate = time_steps(tfbert_step(config_name, batch), args.steps, args.warmup, args.batch_size)
-        flops = rate / args.batch_size * matmul_flops(config_name, args.batch_size, "tfbert")
-        print(f"| {config_name} | {rate:.1f} | {1000 * args.batch_size / rate:.1f} | {flops / 1e12:.2f} | "
-              f"{flops / peak:.0%} |", flush=True)
+    print(measure(args.configs, args.batch_size, args.precision, args.steps, args.warmup, args.peak_size).markdown())
 
 
 if __name__ == "__main__":

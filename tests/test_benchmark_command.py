@@ -1,0 +1,55 @@
+"""`tfbert benchmark`: the tables it runs beside the installed peers, and the section it records."""
+
+import sys
+
+import pytest
+
+from tfbert.cli import main
+
+
+@pytest.fixture
+def without_keras_hub(monkeypatch):
+    """`import keras_hub` raises ImportError, as on a machine without it."""
+    monkeypatch.setitem(sys.modules, "keras_hub", None)
+
+
+def table_rows(text: str, first_cell: str) -> list[list[str]]:
+    return [line.strip("| ").split(" | ") for line in text.splitlines() if line.startswith(f"| {first_cell}")]
+
+
+def test_tokenize_quick_appends_a_labelled_section_with_a_row_per_present_peer(without_keras_hub, tmp_path, capsys):
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Benchmarks\n\nearlier runs\n")
+
+    assert main(["benchmark", "tokenize", "--quick", "--only", "WordPiece", "--results", str(results)]) == 0
+
+    text = results.read_text()
+    before, section = text.split("\n\n## `tfbert benchmark` run, ")
+    assert before == "# Benchmarks\n\nearlier runs"
+    assert "Machine: " in section and " cores, bfloat16 instructions: " in section
+    assert "Load average (1, 5, 15 min): " in section and " before, " in section and " after." in section
+    assert "not installed: keras-hub" in section
+    assert f"Command: `tfbert benchmark tokenize --quick --only WordPiece --results {results}`" in section
+    rows = table_rows(section, "WordPiece")
+    assert [row[1] for row in rows] == ["HF tokenizers encode_batch", "tfbert WordPieceTokenizer"]
+    assert [row[4] for row in rows] == ["reference", "yes"]
+    assert "skipped: keras-hub not installed" in section
+    assert "speed over HF tokenizers encode_batch: tfbert WordPieceTokenizer " in section
+    assert section.split("Date: ", 1)[1] in capsys.readouterr().out
+
+
+def test_pipeline_quick_with_no_record_prints_and_writes_nothing(without_keras_hub, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+    assert main(["benchmark", "pipeline", "--quick", "--no-record"]) == 0
+
+    out = capsys.readouterr().out
+    (row,) = table_rows(out, "tfbert.data")
+    assert float(row[1].replace(",", "")) > 0 and row[3] == "-"
+    assert "skipped: keras-hub not installed" in out and "recorded in" not in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_results_in_a_missing_folder_is_refused_before_measuring(tmp_path, capsys):
+    assert main(["benchmark", "tokenize", "--quick", "--results", str(tmp_path / "no" / "RESULTS.md")]) == 2
+    assert "pass --results PATH or --no-record" in capsys.readouterr().err

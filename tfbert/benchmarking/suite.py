@@ -1,0 +1,56 @@
+"""The tables `tfbert benchmark` runs, each at its full size or `quick` (tiny sizes, few steps: a smoke run).
+
+Full sizes are the ones `benchmarks/RESULTS.md` records; quick ones finish in seconds and only show
+that a table runs on this machine (their numbers are noise).
+
+Example:
+    >>> sorted(TABLES)
+    ['pipeline', 'tokenize', 'train']
+    >>> tables = TABLES["tokenize"](quick=True)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from tfbert.benchmarking import peers, pipeline, tokenization, training, training_jax
+from tfbert.benchmarking.report import Table
+
+
+def tokenize(quick: bool, only: str = "") -> list[Table]:
+    """Tokenization MB/s: every 32nd corpus line, batch 256, one pass when quick; else all, 256/1024/4096, best of 3.
+
+    `only` keeps the tokenizer families whose name contains it (`WordPiece`, `SentencePiece`, `BPE`)."""
+    lines = tokenization.corpus()
+    if quick:
+        return [tokenization.measure(lines[::32], batch_sizes=[256], repeats=1, only=only)]
+    return [tokenization.measure(lines, batch_sizes=[256, 1024, 4096], repeats=3, only=only)]
+
+
+def input_pipeline(quick: bool, only: str = "") -> list[Table]:
+    """Masked-LM examples/s: batch 32 for half a second when quick; else batch 256, best of 3 rounds of 15 s."""
+    if quick:
+        return [pipeline.measure(batch_size=32, seconds=0.5, rounds=1)]
+    return [pipeline.measure(batch_size=256, seconds=15.0, rounds=3)]
+
+
+def train(quick: bool, only: str = "") -> list[Table]:
+    """Masked-LM train steps/s with TensorFlow beside keras-hub and PyTorch, then tfbert on JAX where installed
+    (float32, the same sizes, for the backend ratio): bert_tiny, batch 4, 2 steps when quick; else
+    bert_small and albert_base, batch 16, median of 6 steps after 2."""
+    configs, batch_size, steps, warmup = (["bert_tiny"], 4, 2, 1) if quick else (["bert_small", "albert_base"], 16, 6, 2)
+    tables = [training.measure(configs, batch_size, steps, warmup)]
+    if not peers.installed("jax"):
+        tables[0].notes.append(peers.skipped_note("jax") + " (no JAX backend table)")
+        return tables
+    jax_table = training_jax.measure_in_subprocess(configs, batch_size, "float32", steps, warmup,
+                                                   peak_size=512 if quick else 2048)
+    for tensorflow_row, jax_row in zip(tables[0].rows, jax_table.rows):
+        jax_table.notes.append(f"{jax_row[0]}: tfbert on JAX / tfbert on TensorFlow "
+                               f"{float(jax_row[1]) / float(tensorflow_row[1]):.2f}x")
+    return tables + [jax_table]
+
+
+# name -> measure(quick, only) (`only` narrows the tokenize table)
+TABLES: dict[str, Callable[[bool, str], list[Table]]] = {"tokenize": tokenize, "pipeline": input_pipeline,
+                                                         "train": train}

@@ -1,0 +1,212 @@
+"""Tokenization throughput: tfbert's tokenizers beside Hugging Face `tokenizers`, the reference libraries
+(sentencepiece, tiktoken) and keras-hub's tokenizers of the same vocabularies.
+
+Same text, same batches, same process. TF tokenizers run in a `tf.function` over pre-built string
+batches; every contender gets one warm-up pass over all batches (this fills the BPE caches), then
+the best of `repeats` timed passes, contenders taking turns, is reported. "ids equal reference"
+says whether a contender's ids equal the first row's on every line. Contenders whose library is
+not installed are left out with a note.
+
+Example:
+    >>> table = measure(corpus()[:512], batch_sizes=[256], repeats=1)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import functools
+import os
+from typing import Callable
+
+from tfbert.benchmarking import peers
+from tfbert.benchmarking.assets import asset, wikipedia_text_lines
+from tfbert.benchmarking.report import Table
+from tfbert.benchmarking.timing import alternate
+
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+WORDPIECE = "WordPiece (MiniLM, uncased)"
+SENTENCEPIECE = "SentencePiece (Botchan unigram)"
+BYTE_BPE = "Byte-level BPE (GPT-2)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Contender:
+    """One tokenizer of a family; `make()` returns (run on a batch, outputs -> id lists, batch kind `py`/`tf`)."""
+
+    family: str
+    name: str
+    needs: tuple[str, ...]
+    make: Callable[[], tuple[Callable, Callable, str]]
+
+
+def corpus() -> list[str]:
+    """Every article line of the Wikipedia sample, then every non-empty Botchan line (32,949 lines, 6.2 MB)."""
+    lines = wikipedia_text_lines(asset("text/enwiki-sample.xml.bz2"))
+    lines += [line for line in asset("text/botchan.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
+    return lines
+
+
+def tf_contender(tokenize):
+    """A TF tokenizer's `tokenize` in a `tf.function`, on tensors of strings."""
+    import tensorflow as tf
+
+    compiled = tf.function(tokenize)
+    return lambda batch: compiled(batch), lambda out: out.to_list(), "tf"
+
+
+def hf_tokenizer(tokenizer):
+    """Hugging Face `tokenizers`' `encode_batch` on Python lists of strings."""
+    return lambda batch: tokenizer.encode_batch(batch, add_special_tokens=False), lambda out: [e.ids for e in out], "py"
+
+
+def hf_wordpiece():
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(asset("minilm/tokenizer.json")))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    tokenizer.encode_special_tokens = True
+    return hf_tokenizer(tokenizer)
+
+
+def tfbert_wordpiece():
+    from tfbert.text import WordPieceTokenizer
+
+    return tf_contender(WordPieceTokenizer(asset("minilm/vocab.txt")).tokenize)
+
+
+def keras_hub_wordpiece():
+    import keras_hub
+
+    return tf_contender(keras_hub.tokenizers.WordPieceTokenizer(
+        vocabulary=str(asset("minilm/vocab.txt")), lowercase=True, strip_accents=True).tokenize)
+
+
+def spm_library():
+    import sentencepiece
+
+    processor = sentencepiece.SentencePieceProcessor(model_file=str(asset("spm/botchan_en_unigram_1000.model")))
+    return lambda batch: processor.encode(batch, num_threads=os.cpu_count()), lambda out: out, "py"
+
+
+def tfbert_sentencepiece(exact: bool = True):
+    from tfbert.text import SentencePieceTokenizer
+
+    return tf_contender(SentencePieceTokenizer(asset("spm/botchan_en_unigram_1000.model"), exact=exact).tokenize)
+
+
+def keras_hub_sentencepiece():
+    import keras_hub
+
+    return tf_contender(keras_hub.tokenizers.SentencePieceTokenizer(
+        proto=str(asset("spm/botchan_en_unigram_1000.model"))).tokenize)
+
+
+@functools.cache
+def gpt2_tokenizer():
+    """tfbert's GPT-2 byte-level BPE tokenizer (built once: about 3 s)."""
+    from tfbert.text import BytePairTokenizer
+
+    return BytePairTokenizer.from_tiktoken(asset("bpe/gpt2.tiktoken"))
+
+
+def tiktoken_gpt2():
+    import tiktoken
+
+    ranks = {}
+    for line in asset("bpe/gpt2.tiktoken").read_text().splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    encoding = tiktoken.Encoding("gpt2-local", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
+                                 special_tokens={"<|endoftext|>": 50256})
+    return lambda batch: encoding.encode_ordinary_batch(batch), lambda out: out, "py"
+
+
+def hf_byte_bpe():
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    gpt2 = gpt2_tokenizer()
+    vocabulary = {token: index for index, token in enumerate(gpt2.vocabulary())}
+    tokenizer = Tokenizer(models.BPE(vocabulary, [tuple(merge.split(" ")) for merge in gpt2.merges()]))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    return hf_tokenizer(tokenizer)
+
+
+def keras_hub_bpe():
+    import keras_hub
+
+    gpt2 = gpt2_tokenizer()
+    vocabulary = {token: index for index, token in enumerate(gpt2.vocabulary())}
+    return tf_contender(keras_hub.tokenizers.BytePairTokenizer(vocabulary=vocabulary, merges=gpt2.merges()).tokenize)
+
+
+CONTENDERS = (
+    Contender(WORDPIECE, "HF tokenizers encode_batch", ("tokenizers",), hf_wordpiece),
+    Contender(WORDPIECE, "tfbert WordPieceTokenizer", (), tfbert_wordpiece),
+    Contender(WORDPIECE, "keras-hub WordPieceTokenizer", ("keras-hub",), keras_hub_wordpiece),
+    Contender(SENTENCEPIECE, "sentencepiece encode (threads)", ("sentencepiece",), spm_library),
+    Contender(SENTENCEPIECE, "tfbert SentencePieceTokenizer", (), tfbert_sentencepiece),
+    Contender(SENTENCEPIECE, "tfbert SentencePieceTokenizer(exact=False)", (), lambda: tfbert_sentencepiece(False)),
+    Contender(SENTENCEPIECE, "keras-hub SentencePieceTokenizer", ("keras-hub",), keras_hub_sentencepiece),
+    Contender(BYTE_BPE, "tiktoken encode_ordinary_batch", ("tiktoken",), tiktoken_gpt2),
+    Contender(BYTE_BPE, "HF tokenizers encode_batch", ("tokenizers",), hf_byte_bpe),
+    Contender(BYTE_BPE, "tfbert BytePairTokenizer", (), lambda: tf_contender(gpt2_tokenizer().tokenize)),
+    Contender(BYTE_BPE, "keras-hub BytePairTokenizer", ("keras-hub",), keras_hub_bpe),
+)
+
+
+def run_batches(run: Callable, batches: list) -> None:
+    """One pass of `run` over `batches`, outputs dropped."""
+    for batch in batches:
+        run(batch)
+
+
+def measure(lines: list[str], batch_sizes: list[int], repeats: int, only: str = "") -> Table:
+    """The tokenization table over `lines`: a row per installed contender (of families containing `only`)
+    and batch size, ratios to each family's first row and a note per peer left out."""
+    import tensorflow as tf
+
+    megabytes = sum(len(line.encode()) for line in lines) / 1e6
+    chosen = [contender for contender in CONTENDERS if only in contender.family]
+    absent = peers.missing(sorted({peer for contender in chosen for peer in contender.needs}))
+    table = Table("Tokenization", ["tokenizer", "implementation", "batch", "MB/s", "ids equal reference"], [],
+                  setup=[f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}"],
+                  align="llrrl")
+    families: dict[str, list] = {}
+    for contender in chosen:
+        if not set(contender.needs) & set(absent):
+            families.setdefault(contender.family, []).append((contender.name, *contender.make()))
+    for family, members in families.items():
+        for batch_size in batch_sizes:
+            table.rows += family_rows(family, members, lines, batch_size, repeats, megabytes, table.notes)
+    table.notes += [peers.skipped_note(peer) for peer in absent]
+    return table
+
+
+def family_rows(family: str, members: list, lines: list[str], batch_size: int, repeats: int, megabytes: float,
+                notes: list[str]) -> list[list[str]]:
+    """One family's rows at one batch size; appends the ratios to the family's first row to `notes`."""
+    import tensorflow as tf
+
+    python_batches = [lines[i:i + batch_size] for i in range(0, len(lines), batch_size)]
+    inputs = {"py": python_batches, "tf": [tf.constant(batch) for batch in python_batches]}
+    ids = {}
+    for name, run, to_list, kind in members:
+        ids[name] = [row for batch in inputs[kind] for row in to_list(run(batch))]  # warm-up pass; also the ids
+    passes = {name: (lambda run=run, batches=inputs[kind]: run_batches(run, batches)) for name, run, _, kind in members}
+    best = {name: min(times) for name, times in alternate(passes, repeats).items()}
+    reference_name = members[0][0]
+    reference = ids[reference_name]
+    rows = []
+    for name, *_ in members:
+        differing = sum(a != b for a, b in zip(reference, ids[name]))
+        same = ("reference" if name == reference_name
+                else "yes" if differing == 0 else f"no: {differing} of {len(reference)} lines differ")
+        rows.append([family, name, str(batch_size), f"{megabytes / best[name]:.1f}", same])
+    ratios = ", ".join(f"{name} {best[reference_name] / best[name]:.2f}x" for name, *_ in members[1:])
+    if ratios:
+        notes.append(f"{family}, batch {batch_size}, speed over {reference_name}: {ratios}")
+    return rows

@@ -35,7 +35,7 @@ from learning_common import BibleRun, bible_arguments, table  # noqa: E402
 import numpy as np  # noqa: E402
 
 from assets import asset  # noqa: E402
-from recipes5_helpers import tiny_electra  # noqa: E402
+from tiny_recipes import tiny_electra  # noqa: E402
 from tfbert.config import load_config, scaled_generator  # noqa: E402
 from tfbert.convert.huggingface import config_from_huggingface, load_state_dict, read_state_dict  # noqa: E402
 from tfbert.models.electra import ElectraPretrainingModel  # noqa: E402

@@ -28,7 +28,7 @@ from learning_common import evaluate, frozen, machine, table  # noqa: E402
 import keras  # noqa: E402
 
 from assets import asset  # noqa: E402
-from recipes5_helpers import tiny_xlm  # noqa: E402
+from tiny_recipes import tiny_xlm  # noqa: E402
 from tfbert.data import MaskedLMMasker  # noqa: E402
 from tfbert.data.multilingual import split_xlm_batch, tlm_dataset  # noqa: E402
 from tfbert.data.parallel import parallel_text_lines  # noqa: E402

@@ -8,6 +8,12 @@ ids equal the reference's on every line.
 
     python benchmarks/tokenize.py                 # Wikipedia sample + Botchan, ~6 MB
     python benchmarks/tokenize.py --batch-sizes 256 1024 4096 --repeats 3
+    python benchmarks/tokenize.py --only Byte --latency 300   # plus single-string latency
+
+Beside MB/s (wall clock) each row gives MB per CPU-second of this process (steadier on a shared
+machine; Python peers with threads use more than one core). `--latency N` adds a table of
+batch-1 latency: N single strings (every k-th corpus line), each a batch of one, contenders
+taking turns string by string; median and p99 in milliseconds.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
 import argparse
 import base64
 import os
+import statistics
 import time
 from pathlib import Path
 
@@ -41,11 +48,32 @@ def corpus() -> list[str]:
     return lines
 
 
-def timed_pass(run, batches) -> float:
-    start = time.perf_counter()
+def timed_pass(run, batches) -> tuple[float, float]:
+    """(wall seconds, process CPU seconds) of one pass over the batches."""
+    start, cpu = time.perf_counter(), time.process_time()
     for batch in batches:
         run(batch)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def latency_table(family: str, members, lines: list[str], count: int) -> None:
+    """Median and p99 milliseconds of single-string calls, contenders taking turns per string."""
+    step = max(1, len(lines) // count)
+    singles = lines[::step][:count]
+    inputs = {"py": [[line] for line in singles], "tf": [tf.constant([line]) for line in singles]}
+    times: dict[str, list[float]] = {name: [] for name, *_ in members}
+    for name, run, _, kind in members:
+        for batch in inputs[kind][:20]:  # warm-up: traces the batch-of-one shape
+            run(batch)
+    for index in range(len(singles)):
+        for name, run, _, kind in members:
+            start = time.perf_counter()
+            run(inputs[kind][index])
+            times[name].append((time.perf_counter() - start) * 1000)
+    for name, *_ in members:
+        ordered = sorted(times[name])
+        p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+        print(f"| {family} | {name} | {statistics.median(ordered):.3f} | {p99:.3f} |", flush=True)
 
 
 def tf_contender(tokenize):
@@ -131,13 +159,14 @@ def main() -> None:
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1024])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", default="", help="run only families whose name contains this")
+    parser.add_argument("--latency", type=int, default=0, metavar="N", help="also time N single strings (batch 1)")
     args = parser.parse_args()
 
     lines = corpus()
     megabytes = sum(len(line.encode()) for line in lines) / 1e6
     print(f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}\n")
-    print("| tokenizer | implementation | batch | MB/s | ids equal reference |")
-    print("|---|---|---:|---:|---|")
+    print("| tokenizer | implementation | batch | MB/s | MB per CPU-s | ids equal reference |")
+    print("|---|---|---:|---:|---:|---|")
     families: dict[str, list] = {}
     for family, name, make in contenders():
         if args.only in family:
@@ -153,16 +182,23 @@ def main() -> None:
             for name, run, to_list, kind in members:
                 outputs = [run(batch) for batch in inputs[kind]]  # warm-up pass; also the ids
                 ids[name] = [row for out in outputs for row in to_list(out)]
-                best[name] = float("inf")
+                best[name] = (float("inf"), float("inf"))
             # Contenders take turns, so a burst of load on the machine hits all of them alike.
             for _ in range(args.repeats):
                 for name, run, _, kind in members:
-                    best[name] = min(best[name], timed_pass(run, inputs[kind]))
+                    wall, cpu = timed_pass(run, inputs[kind])
+                    best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
             reference = ids[members[0][0]]
             for name, *_ in members:
                 differing = sum(a != b for a, b in zip(reference, ids[name]))
                 same = "reference" if name == members[0][0] else ("yes" if differing == 0 else f"no: {differing} of {len(reference)} lines differ")
-                print(f"| {family} | {name} | {batch_size} | {megabytes / best[name]:.1f} | {same} |", flush=True)
+                wall, cpu = best[name]
+                print(f"| {family} | {name} | {batch_size} | {megabytes / wall:.1f} | {megabytes / cpu:.1f} | {same} |", flush=True)
+    if args.latency:
+        print("\n| tokenizer | implementation | batch 1 median ms | batch 1 p99 ms |")
+        print("|---|---|---:|---:|")
+        for family, members in families.items():
+            latency_table(family, members, lines, args.latency)
 
 
 if __name__ == "__main__":

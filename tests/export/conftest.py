@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tensorflow as tf
+from built_once import built_once
 
 SEQUENCE_LENGTH = 32
 LABELS = ["entailment", "neutral", "contradiction"]
@@ -63,14 +64,18 @@ def models(tiny_config):
 
 @pytest.fixture(scope="session")
 def exports(models, tokenizer, tmp_path_factory):
-    """`task -> version folder` of each model exported at SEQUENCE_LENGTH."""
+    """`task -> version folder` of each model exported at SEQUENCE_LENGTH, built once per test run: the
+    xdist workers share it (`built_once`), and each worker's `models` hold the same weights (seed 0)."""
     from tfbert.export import export_saved_model
 
-    root = tmp_path_factory.mktemp("saved_models")
     options = {"classification": {"label_names": LABELS, "pair": True}, "tagging": {"label_names": TAGS}}
-    return {task: export_saved_model(model, task, tokenizer=tokenizer, output_dir=root,
-                                     sequence_length=SEQUENCE_LENGTH, **options.get(task, {}))
-            for task, model in models.items()}
+
+    def export_all(root: Path) -> dict[str, str]:
+        return {task: str(export_saved_model(model, task, tokenizer=tokenizer, output_dir=root,
+                                             sequence_length=SEQUENCE_LENGTH, **options.get(task, {})))
+                for task, model in models.items()}
+
+    return {task: Path(path) for task, path in built_once(tmp_path_factory, "saved_models", export_all).items()}
 
 
 @pytest.fixture(scope="session")

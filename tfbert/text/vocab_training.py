@@ -133,7 +133,7 @@ def train_wordpiece(
     """
     counts: collections.Counter[str] = collections.Counter()
     split = tf.function(lambda batch: wordpiece_tokenizer.split_words_with_offsets(
-        as_utf8(batch), lowercase, keep_hangul=True)[1].flat_values)
+        as_utf8(batch), lowercase, keep_hangul=True)[0].flat_values)
     for batch in _line_batches(corpus):
         counts.update(word.decode("utf-8") for word in split(batch).numpy() if word)
     vocabulary = learn_exact_wordpiece(counts, vocab_size, reserved_tokens, min_count)

@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from tfbert.text._aligned_normalization import character_ends, input_span, normalize_with_alignment
 from tfbert.text._files import PathLike, read_lines
 from tfbert.text._wordpiece_unsafe_chars import UNSAFE_WHEN_CASED, UNSAFE_WHEN_LOWERCASING
 from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
@@ -92,16 +93,15 @@ def bert_normalize(text: tf.Tensor, lowercase: bool, keep_hangul: bool = False) 
 
 
 def split_words_with_offsets(strings: tf.Tensor, lowercase: bool, keep_hangul: bool = False):
-    """BERT's basic tokenizer on valid UTF-8 strings [batch].
+    """BERT's basic tokenizer on valid UTF-8 strings [batch]: normalize, then split, as BERT does.
 
-    Returns (words, normalized words, start and end byte offsets), each a RaggedTensor [batch, words].
-    Normalized words can be empty (a word made only of controls); WordPiece yields nothing for them.
+    Returns (normalized words, their start and end byte offsets in the normalized strings, and the
+    `AlignedText` that maps those offsets back into the input), the first three RaggedTensors
+    [batch, words].
     """
-    # regex_split stops at NUL bytes; \x01 is dropped by the cleaning just like NUL.
-    searchable = tf.strings.regex_replace(strings, "\x00", "\x01")
-    words, starts, ends = tf_text.regex_split_with_offsets(searchable, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
-    return words, words.with_flat_values(bert_normalize(words.flat_values, lowercase, keep_hangul)), starts, ends
-
+    aligned = normalize_with_alignment(strings, lambda text: bert_normalize(text, lowercase, keep_hangul))
+    words, starts, ends = tf_text.regex_split_with_offsets(aligned.normalized, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
+    return words, starts, ends, aligned
 
 
 class WordPieceTokenizer(Tokenizer):
@@ -182,25 +182,29 @@ class WordPieceTokenizer(Tokenizer):
             normalized = bert_normalize(strings, self.lowercase, self.keep_hangul)
             words = tf_text.regex_split(normalized, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
             return (words.with_flat_values(self._word_pieces(words, False)).merge_dims(1, 2),)
-        words, normalized, word_starts, word_ends = split_words_with_offsets(strings, self.lowercase, self.keep_hangul)
-        pieces, piece_starts, piece_ends = self._word_pieces(normalized, True)
-        normalized = normalized.flat_values
-        # Offsets inside a word are exact when normalization kept its bytes; otherwise each piece spans the word.
+        words, word_starts, word_ends, aligned = split_words_with_offsets(strings, self.lowercase, self.keep_hangul)
+        pieces, piece_starts, piece_ends = self._word_pieces(words, True)
         word_of_piece = pieces.value_rowids()
-        kept_bytes = tf.gather(tf.strings.length(normalized) == tf.strings.length(words.flat_values), word_of_piece)
+        # A word over the length limit is one [UNK] over the whole word (its offsets are those of "[UNK]").
+        too_long = tf.gather(tf.strings.length(words.flat_values, unit="UTF8_CHAR") > MAX_CHARS_PER_WORD, word_of_piece)
         word_start = tf.gather(word_starts.flat_values, word_of_piece)
-        word_end = tf.gather(word_ends.flat_values, word_of_piece)
-        starts = pieces.with_flat_values(tf.where(kept_bytes, word_start + piece_starts.flat_values, word_start))
-        ends = pieces.with_flat_values(tf.where(kept_bytes, word_start + piece_ends.flat_values, word_end))
-        return tuple(words.with_flat_values(part).merge_dims(1, 2) for part in (pieces, starts, ends))
+        starts = word_start + tf.where(too_long, tf.zeros_like(piece_starts.flat_values), piece_starts.flat_values)
+        ends = tf.where(too_long, tf.gather(word_ends.flat_values, word_of_piece), word_start + piece_ends.flat_values)
+        input_starts, input_ends = input_span(aligned, tf.gather(words.value_rowids(), word_of_piece), starts, ends)
+        return tuple(words.with_flat_values(pieces.with_flat_values(part)).merge_dims(1, 2)
+                     for part in (pieces.flat_values, input_starts, input_ends))
 
     def _fast(self, strings: tf.Tensor, with_offsets: bool):
         if with_offsets:
             normalized, offsets = self._fast_normalizer.normalize_with_offsets(strings)
             ids, starts, ends = self._fast_tokenizer.tokenize_with_offsets(normalized)
-            # The normalizer's offsets map each byte of its output (and the end) back into the input.
-            start_values = tf.gather(offsets.flat_values, starts.flat_values + tf.gather(offsets.row_splits, starts.value_rowids()))
-            end_values = tf.gather(offsets.flat_values, ends.flat_values + tf.gather(offsets.row_splits, ends.value_rowids()))
+            # The normalizer's offsets map each byte of its output back into the input. A token ends where the
+            # input character of its last byte ends (Hugging Face's offsets), before any marks stripped after it.
+            rows = ids.value_rowids()
+            row_splits = tf.gather(offsets.row_splits, rows)
+            start_values = tf.gather(offsets.flat_values, starts.flat_values + row_splits)
+            last_byte = tf.gather(offsets.flat_values, ends.flat_values - 1 + row_splits)
+            end_values = character_ends(strings, rows, last_byte)
             return ids, starts.with_flat_values(start_values), ends.with_flat_values(end_values)
         return (self._fast_tokenizer.tokenize(self._fast_normalizer.normalize(strings)),)
 

@@ -1,0 +1,459 @@
+"""Learning parity: tfbert against the Hugging Face PyTorch implementation on identical runs.
+
+For one family (ALBERT MLM + SOP, ELECTRA RTD, SpanBERT MLM + SBO) and each seed, the script
+
+1. makes the pretraining batches ONCE with tfbert's data pipeline (masking, sentence pairs,
+   spans) from 9/10 of the bundled World English Bible's chapters, as NumPy arrays, and a fixed
+   held-out set from the other 1/10 (the same for every seed);
+2. builds the tfbert model (the seed sets its initialisation) and copies its initial weights into
+   the Hugging Face model with tfbert's own converter (`tfbert.convert.to_huggingface`), so both
+   start from identical weights; the step-0 losses on the first batch must agree to 1e-4 (a check
+   of the forward pass and of the weight map);
+3. trains both on exactly those batches with one plain schedule: AdamW (beta 0.9/0.999, epsilon
+   1e-6, weight decay 0.01 except LayerNorm and biases), global-norm clipping at 1.0, linear
+   warm-up over 10% of the steps to `--learning-rate`, then linear decay to 0 (tfbert's `bert`
+   recipe with the rate given; `torch.optim.AdamW` with the same settings);
+4. scores both on the held-out batches every `--eval-every` steps with one NumPy metric function:
+   MLM accuracy and SOP accuracy (ALBERT), RTD AUC and generator MLM accuracy (ELECTRA), MLM and
+   SBO accuracy (SpanBERT).
+
+Hugging Face has no SpanBERT class with the span boundary head, so the reference is
+`BertForMaskedLM` plus an SBO head written here as in the SpanBERT paper (two layers of
+Linear + GeLU + LayerNorm over [left boundary, right boundary, relative position embedding],
+decoded by the tied word embeddings). ELECTRA's reference is `ElectraForMaskedLM` (generator) and
+`ElectraForPreTraining` (discriminator) sharing one embeddings module, as tfbert and the paper do;
+the generator's samples are drawn by the Gumbel-max trick in both (different random streams).
+
+    python benchmarks/learning_parity.py --family albert --seeds 3 --steps 600
+    python benchmarks/learning_parity.py --family electra --seeds 3 --steps 600
+    python benchmarks/learning_parity.py --family spanbert --seeds 3 --steps 600
+
+Needs `torch` and `transformers` (the CPU wheels are enough).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# benchmarks/tokenize.py would shadow the standard library's tokenize: look here last.
+_HERE = str(Path(__file__).resolve().parent)
+sys.path = [entry for entry in sys.path if entry not in (_HERE, "")] + [_HERE]
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from typing import Callable  # noqa: E402
+
+from learning_common import machine  # noqa: E402  (sets up sys.path for tests/ helpers)
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import torch  # noqa: E402
+import transformers  # noqa: E402
+
+import tfbert.corpus  # noqa: E402
+from learning_electra import roc_auc  # noqa: E402
+from tfbert import architectures  # noqa: E402
+from tfbert.config import load_config  # noqa: E402
+from tfbert.convert.to_huggingface import huggingface_checkpoints  # noqa: E402
+from tfbert.text.vocab_training import train_sentencepiece, train_wordpiece  # noqa: E402
+from tfbert.training.optimization import create_optimizer  # noqa: E402
+from tfbert.training.pretraining import config_for_tokenizer, documents_from, pretraining_examples  # noqa: E402
+from tiny_recipes import tiny_electra, tiny_spanbert  # noqa: E402
+
+Batch = dict[str, np.ndarray]
+WEIGHT_DECAY, BETAS, EPSILON, CLIP = 0.01, (0.9, 0.999), 1e-6, 1.0
+
+
+@dataclasses.dataclass
+class Family:
+    """What differs between the families: config, vocabulary, predictions per sequence, metrics."""
+
+    config: Callable
+    vocabulary: str
+    max_predictions: int
+    metrics: tuple[str, ...]
+
+
+FAMILIES = {
+    "albert": Family(lambda: load_config("albert_tiny"), "sentencepiece", 9, ("mlm_accuracy", "sop_accuracy")),
+    "electra": Family(lambda: tiny_electra(hidden=128, layers=2, heads=2, embedding=128), "wordpiece", 10,
+                      ("rtd_auc", "mlm_accuracy")),
+    "spanbert": Family(lambda: tiny_spanbert(hidden=128, layers=2, heads=2), "wordpiece", 12,
+                       ("mlm_accuracy", "sbo_accuracy")),
+}
+
+
+# ---------------------------------------------------------------------------------------------- data
+
+def numpy_batches(dataset: tf.data.Dataset, count: int) -> list[Batch]:
+    """The first `count` `(inputs, labels)` batches of `dataset`, flattened into one dict of arrays each."""
+    return [{**inputs, **labels} for inputs, labels in dataset.take(count).as_numpy_iterator()]
+
+
+def make_data(family: Family, args, folder: Path):
+    """The config, the held-out batches and a function seed -> training batches."""
+    train, held_out = tfbert.corpus.write_held_out_split(tfbert.corpus.chapters(), folder, held_out_index=9)
+    if family.vocabulary == "sentencepiece":
+        tokenizer = train_sentencepiece(str(train), 4000, folder / "vocab", lowercase=True)
+    else:
+        tokenizer = train_wordpiece(str(train), 2000, folder / "vocab")
+    config = config_for_tokenizer(family.config(), tokenizer)
+
+    def batches(path: Path, seed: int, count: int) -> list[Batch]:
+        return numpy_batches(pretraining_examples(
+            config, tokenizer, documents_from(str(path)).repeat(), batch_size=args.batch_size,
+            sequence_length=args.sequence_length, max_predictions=family.max_predictions, seed=seed), count)
+
+    return config, batches(held_out, 10_000, args.heldout_batches), lambda seed: batches(train, seed, args.steps)
+
+
+def split(batch: Batch, model: keras.Model) -> tuple[dict, dict]:
+    inputs = {name: batch[name] for name in model.input}
+    return inputs, {name: value for name, value in batch.items() if name not in inputs}
+
+
+# ------------------------------------------------------------------------------------------- metrics
+
+def accuracy(logits: np.ndarray, ids: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """(hits, weight) of argmax predictions."""
+    return float(((logits.argmax(-1) == ids) * weights).sum()), float(weights.sum())
+
+
+def score(outputs: list[dict], family_name: str) -> dict[str, float]:
+    """Held-out metrics from per-batch outputs (NumPy; the same function for both frameworks)."""
+    def ratio(key):
+        hits = sum(output[key][0] for output in outputs)
+        return hits / max(sum(output[key][1] for output in outputs), 1.0)
+
+    if family_name == "electra":
+        scores = np.concatenate([output["rtd_scores"] for output in outputs])
+        labels = np.concatenate([output["rtd_labels"] for output in outputs])
+        return {"rtd_auc": roc_auc(scores, labels), "mlm_accuracy": ratio("mlm")}
+    if family_name == "albert":
+        return {"mlm_accuracy": ratio("mlm"), "sop_accuracy": ratio("sop")}
+    return {"mlm_accuracy": ratio("mlm"), "sbo_accuracy": ratio("sbo")}
+
+
+# -------------------------------------------------------------------------------------------- tfbert
+
+def tfbert_model(config, family_name: str, seed: int) -> keras.Model:
+    keras.utils.set_random_seed(seed)
+    spec = architectures.get(config.architecture)
+    if family_name == "electra":
+        from tfbert.models.electra import ElectraPretrainingModel
+
+        return ElectraPretrainingModel(config, seed=seed)
+    return spec.pretraining_model(config, spec.default_objectives, seed, None)
+
+
+def tfbert_outputs(model: keras.Model, batch: Batch, family_name: str) -> dict:
+    inputs, labels = split(batch, model)
+    out = {name: np.asarray(value) for name, value in model(inputs, training=False).items()}
+    weights = labels["masked_weights"]
+    result = {"mlm": accuracy(out["mlm_logits"], labels["masked_ids"], weights)}
+    if family_name == "albert":
+        result["sop"] = accuracy(out["sop_logits"], labels["sop_labels"], np.ones(len(labels["sop_labels"])))
+    elif family_name == "spanbert":
+        result["sbo"] = accuracy(out["sbo_logits"], labels["masked_ids"], weights)
+    else:
+        replaced = np.asarray(model.replaced_labels(inputs, labels, out))
+        real = inputs["padding_mask"] > 0
+        result.update(rtd_scores=out["rtd_logits"][real], rtd_labels=replaced[real], corrupted=out["corrupted_ids"])
+    return result
+
+
+def tfbert_loss(model: keras.Model, batch: Batch) -> float:
+    inputs, labels = split(batch, model)
+    return float(model.compute_loss(inputs, labels, model(inputs, training=False), training=False))
+
+
+# ------------------------------------------------------------------------------------- Hugging Face
+
+def gather(sequence: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    return torch.gather(sequence, 1, positions.long()[:, :, None].expand(-1, -1, sequence.shape[-1]))
+
+
+class SpanBoundaryHead(torch.nn.Module):
+    """SpanBERT's SBO head (Joshi et al. 2020, eq. 1): written here because transformers has none."""
+
+    def __init__(self, hidden: int, embedding: torch.nn.Embedding, span_positions: int, eps: float):
+        super().__init__()
+        self.position_embedding = torch.nn.Embedding(span_positions, hidden)
+        self.first = torch.nn.Linear(3 * hidden, hidden)
+        self.first_norm = torch.nn.LayerNorm(hidden, eps=eps)
+        self.second = torch.nn.Linear(hidden, embedding.embedding_dim)
+        self.second_norm = torch.nn.LayerNorm(embedding.embedding_dim, eps=eps)
+        self.embedding = embedding
+        self.bias = torch.nn.Parameter(torch.zeros(embedding.num_embeddings))
+
+    def forward(self, sequence, left, right, offsets):
+        offsets = offsets.long().clamp(0, self.position_embedding.num_embeddings - 1)
+        boundary = torch.cat([gather(sequence, left), gather(sequence, right), self.position_embedding(offsets)], -1)
+        gelu = torch.nn.functional.gelu
+        hidden = self.first_norm(gelu(self.first(boundary)))
+        hidden = self.second_norm(gelu(self.second(hidden)))
+        return hidden @ self.embedding.weight.T + self.bias
+
+    def load_keras(self, head) -> None:
+        """Copy the weights of tfbert's `SpanBoundaryHead` (Keras kernels are [in, out])."""
+        pairs = [(self.position_embedding.weight, head.position_embedding.embeddings),
+                 (self.first.weight, head.first.kernel, True), (self.first.bias, head.first.bias),
+                 (self.first_norm.weight, head.first_norm.gamma), (self.first_norm.bias, head.first_norm.beta),
+                 (self.second.weight, head.second.kernel, True), (self.second.bias, head.second.bias),
+                 (self.second_norm.weight, head.second_norm.gamma), (self.second_norm.bias, head.second_norm.beta),
+                 (self.bias, head.output_bias)]
+        with torch.no_grad():
+            for target, source, *transpose in pairs:
+                value = np.asarray(source)
+                target.copy_(torch.from_numpy(value.T.copy() if transpose else value))
+
+
+def hf_module(checkpoint) -> torch.nn.Module:
+    """The transformers model of a tfbert checkpoint, with its weights (tied weights re-tied)."""
+    settings = {key: value for key, value in checkpoint.config.items() if key not in ("architectures", "dtype")}
+    config = transformers.CONFIG_MAPPING[settings.pop("model_type")](**settings)
+    model = getattr(transformers, checkpoint.config["architectures"][0])(config)
+    state = {name: torch.from_numpy(np.array(value)) for name, value in checkpoint.tensors.items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    untied = [name for name in missing if not name.endswith(("decoder.weight", "decoder.bias", "lm_head.weight",
+                                                             "position_ids"))]
+    if unexpected or untied:
+        raise RuntimeError(f"weight map mismatch: unexpected {unexpected}, missing {untied}")
+    model.tie_weights()
+    return model
+
+
+class Reference(torch.nn.Module):
+    """The Hugging Face model(s) of one family with tfbert's heads' inputs and outputs."""
+
+    def __init__(self, tf_model: keras.Model, family_name: str, seed: int):
+        super().__init__()
+        self.family_name = family_name
+        checkpoints = huggingface_checkpoints(tf_model, "bert" if family_name == "spanbert" else family_name)
+        modules = {checkpoint.subfolder: hf_module(checkpoint) for checkpoint in checkpoints}
+        if family_name == "electra":
+            self.discriminator, self.generator = modules["discriminator"], modules["generator"]
+            # One embeddings module for both (tfbert's generator uses the discriminator's embeddings layer).
+            self.generator.electra.embeddings = self.discriminator.electra.embeddings
+            self.generator.generator_lm_head.weight = self.discriminator.electra.embeddings.word_embeddings.weight
+            self.sampler = torch.Generator().manual_seed(seed)
+        else:
+            self.model = modules[""]
+        if family_name == "spanbert":
+            encoder = tf_model.config.encoder
+            head = tf_model.get_layer("sbo_head")
+            self.sbo = SpanBoundaryHead(encoder.hidden_size, self.model.bert.embeddings.word_embeddings,
+                                        head.span_positions, encoder.layer_norm_epsilon)
+            self.sbo.load_keras(head)
+
+    def encoder_inputs(self, batch: dict) -> dict:
+        return {"input_ids": batch["token_ids"], "attention_mask": batch["padding_mask"],
+                "token_type_ids": batch["segment_ids"]}
+
+    def forward(self, batch: dict) -> tuple[torch.Tensor, dict]:
+        """The training loss and the outputs the metrics read."""
+        ce = torch.nn.functional.cross_entropy
+        weights = batch["masked_weights"].float()
+
+        def mlm_loss(logits, ids):
+            losses = ce(logits.flatten(0, 1), ids.long().flatten(), reduction="none").view(ids.shape)
+            return (losses * weights).sum() / weights.sum().clamp(min=1.0)
+
+        if self.family_name == "albert":
+            sequence, pooled = self.model.albert(**self.encoder_inputs(batch), return_dict=False)[:2]
+            mlm = self.model.predictions(gather(sequence, batch["masked_positions"]))
+            sop = self.model.sop_classifier(pooled)
+            loss = mlm_loss(mlm, batch["masked_ids"]) + ce(sop, batch["sop_labels"].long())
+            return loss, {"mlm_logits": mlm, "sop_logits": sop}
+        if self.family_name == "spanbert":
+            sequence = self.model.bert(**self.encoder_inputs(batch), return_dict=False)[0]
+            mlm = self.model.cls(gather(sequence, batch["masked_positions"]))
+            sbo = self.sbo(sequence, batch["span_left_positions"], batch["span_right_positions"], batch["span_offsets"])
+            loss = mlm_loss(mlm, batch["masked_ids"]) + mlm_loss(sbo, batch["masked_ids"])
+            return loss, {"mlm_logits": mlm, "sbo_logits": sbo}
+        return self.electra(batch, mlm_loss)
+
+    def electra(self, batch: dict, mlm_loss) -> tuple[torch.Tensor, dict]:
+        generated = self.generator.electra(**self.encoder_inputs(batch), return_dict=False)[0]
+        mlm = self.generator.generator_lm_head(
+            self.generator.generator_predictions(gather(generated, batch["masked_positions"])))
+        if "corrupted_ids" in batch:  # the step-0 check: tfbert's own sample
+            corrupted = batch["corrupted_ids"].long()
+        else:
+            uniform = torch.rand(mlm.shape, generator=self.sampler).clamp(min=1e-9)
+            sampled = (mlm.detach() - torch.log(-torch.log(uniform))).argmax(-1)
+            corrupted = replace_at(batch["token_ids"].long(), batch["masked_positions"].long(), sampled)
+        weights = batch["masked_weights"] > 0
+        original = replace_at(batch["token_ids"].long(), batch["masked_positions"].long() * weights,
+                              batch["masked_ids"].long())
+        labels = (corrupted != original).float()
+        inputs = {**self.encoder_inputs(batch), "input_ids": corrupted}
+        rtd = self.discriminator(**inputs).logits
+        real = batch["padding_mask"].float()
+        rtd_loss = (torch.nn.functional.binary_cross_entropy_with_logits(rtd, labels, reduction="none") * real).sum()
+        rtd_loss = rtd_loss / real.sum()
+        loss = mlm_loss(mlm, batch["masked_ids"]) + RTD_WEIGHT * rtd_loss
+        return loss, {"mlm_logits": mlm, "rtd_logits": rtd, "rtd_labels": labels}
+
+
+RTD_WEIGHT = 50.0
+
+
+def replace_at(token_ids: torch.Tensor, positions: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """`token_ids` with `values` written at `positions`, never at position 0 (unused slots point there)."""
+    written = token_ids.clone()
+    rows = torch.arange(token_ids.shape[0])[:, None].expand_as(positions)
+    keep = positions > 0
+    written[rows[keep], positions[keep]] = values[keep]
+    return written
+
+
+def torch_batch(batch: Batch) -> dict:
+    return {name: torch.from_numpy(np.asarray(value)) for name, value in batch.items()}
+
+
+def reference_outputs(reference: Reference, batch: Batch, family_name: str) -> dict:
+    with torch.no_grad():
+        out = {name: value.numpy() for name, value in reference(torch_batch(batch))[1].items()}
+    weights = batch["masked_weights"]
+    result = {"mlm": accuracy(out["mlm_logits"], batch["masked_ids"], weights)}
+    if family_name == "albert":
+        result["sop"] = accuracy(out["sop_logits"], batch["sop_labels"], np.ones(len(batch["sop_labels"])))
+    elif family_name == "spanbert":
+        result["sbo"] = accuracy(out["sbo_logits"], batch["masked_ids"], weights)
+    else:
+        real = batch["padding_mask"] > 0
+        result.update(rtd_scores=out["rtd_logits"][real], rtd_labels=out["rtd_labels"][real])
+    return result
+
+
+def schedule(steps: int, peak: float) -> Callable[[int], float]:
+    """tfbert's WarmupLinearDecay as a multiplier of `peak` (warm-up over 10% of the steps)."""
+    warmup = steps // 10
+
+    def factor(step: int) -> float:
+        if step < warmup:
+            return step / max(warmup, 1)
+        return 1.0 - min(max((step - warmup) / max(steps - warmup, 1), 0.0), 1.0)
+
+    return factor
+
+
+def torch_optimizer(reference: Reference, steps: int, peak: float):
+    named = {name: parameter for name, parameter in reference.named_parameters()}
+    no_decay = [p for name, p in named.items() if name.endswith("bias") or "norm" in name.lower()]
+    decay = [p for name, p in named.items() if not (name.endswith("bias") or "norm" in name.lower())]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
+                                   {"params": no_decay, "weight_decay": 0.0}], lr=peak, betas=BETAS, eps=EPSILON)
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, schedule(steps, peak))
+
+
+# ------------------------------------------------------------------------------------------ the runs
+
+def step0_check(tf_model, reference: Reference, batch: Batch, family_name: str) -> tuple[float, float]:
+    """tfbert's and the reference's loss on `batch` with identical weights (ELECTRA: tfbert's sample)."""
+    tf_loss = tfbert_loss(tf_model, batch)
+    if family_name == "electra":
+        inputs, _ = split(batch, tf_model)
+        batch = {**batch, "corrupted_ids": np.asarray(tf_model(inputs, training=False)["corrupted_ids"])}
+        tf_loss = tfbert_loss_with_sample(tf_model, batch)
+    reference.eval()
+    with torch.no_grad():
+        hf_loss = float(reference(torch_batch(batch))[0])
+    return tf_loss, hf_loss
+
+
+def tfbert_loss_with_sample(model, batch: Batch) -> float:
+    """tfbert's ELECTRA loss for a given corrupted input (its sampler replaced by that sample)."""
+    inputs, labels = split(batch, model)
+    out = dict(model(inputs, training=False))
+    out["corrupted_ids"] = batch["corrupted_ids"]
+    discriminated = model.discriminator({name: inputs[name] for name in model.discriminator.input} |
+                                        {"token_ids": batch["corrupted_ids"]}, training=False)
+    out["rtd_logits"] = model.get_layer("discriminator_head")(discriminated["sequence_output"])
+    return float(model.compute_loss(inputs, labels, out, training=False))
+
+
+def run_tfbert(model, batches, heldout, family_name, args) -> dict[int, dict]:
+    model.compile(optimizer=create_optimizer("bert", args.steps, learning_rate=args.learning_rate,
+                                             warmup_steps=args.steps // 10, clipnorm=CLIP), jit_compile=False)
+    curve = {0: score([tfbert_outputs(model, batch, family_name) for batch in heldout], family_name)}
+    for start in range(0, args.steps, args.eval_every):
+        chunk = batches[start:start + args.eval_every]
+        stacked = {name: np.stack([batch[name] for batch in chunk]) for name in chunk[0]}
+        dataset = tf.data.Dataset.from_tensor_slices(stacked).map(lambda batch: split(batch, model))
+        model.fit(dataset, epochs=1, verbose=0)
+        curve[start + len(chunk)] = score([tfbert_outputs(model, batch, family_name) for batch in heldout], family_name)
+    return curve
+
+
+def run_reference(reference: Reference, batches, heldout, family_name, args) -> dict[int, dict]:
+    optimizer, lr_schedule = torch_optimizer(reference, args.steps, args.learning_rate)
+    reference.eval()
+    curve = {0: score([reference_outputs(reference, batch, family_name) for batch in heldout], family_name)}
+    for step, batch in enumerate(batches, 1):
+        reference.train()
+        loss = reference(torch_batch(batch))[0]
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(reference.parameters(), CLIP)
+        optimizer.step()
+        lr_schedule.step()
+        if step % args.eval_every == 0 or step == len(batches):
+            reference.eval()
+            curve[step] = score([reference_outputs(reference, batch, family_name) for batch in heldout], family_name)
+    return curve
+
+
+def spread(values: list[float]) -> str:
+    values = np.asarray(values)
+    return f"{values.mean():.3f} ± {values.std():.3f} ({values.min():.3f}–{values.max():.3f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--family", choices=sorted(FAMILIES), required=True)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=600)
+    parser.add_argument("--eval-every", type=int, default=200)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--sequence-length", type=int, default=64)
+    parser.add_argument("--heldout-batches", type=int, default=20)
+    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    args = parser.parse_args()
+    torch.set_num_threads(1)  # two spinning OpenMP threads waste CPU on a shared 2-core machine
+    family = FAMILIES[args.family]
+    config, heldout, training_batches = make_data(family, args, Path(tempfile.mkdtemp()))
+    curves = {"tfbert": [], "Hugging Face": []}
+    print(f"# {args.family}: {machine()}; {args.steps} steps of {args.batch_size} x {args.sequence_length}, "
+          f"AdamW peak {args.learning_rate:g}, 10% warm-up, linear decay, clip {CLIP}; "
+          f"held out {args.heldout_batches} batches", flush=True)
+    for seed in range(args.seeds):
+        batches = training_batches(seed)
+        tf_model = tfbert_model(config, args.family, seed)
+        reference = Reference(tf_model, args.family, seed)
+        tf_loss, hf_loss = step0_check(tf_model, reference, batches[0], args.family)
+        print(f"seed {seed}: step-0 loss tfbert {tf_loss:.6f}, Hugging Face {hf_loss:.6f}", flush=True)
+        if abs(tf_loss - hf_loss) > 1e-4 * max(1.0, abs(tf_loss)):
+            raise SystemExit(f"step-0 losses differ by {abs(tf_loss - hf_loss):.2e}: the weight copy or a forward "
+                             "pass is wrong")
+        for name, run in (("tfbert", lambda: run_tfbert(tf_model, batches, heldout, args.family, args)),
+                          ("Hugging Face", lambda: run_reference(reference, batches, heldout, args.family, args))):
+            start, cpu = time.perf_counter(), time.process_time()
+            curves[name].append(run())
+            print(f"seed {seed} {name}: {curves[name][-1][args.steps]} in {time.perf_counter() - start:.0f} s "
+                  f"({(time.process_time() - cpu) / 60:.1f} CPU min)", flush=True)
+    print(f"\n| metric | step | tfbert (mean ± sd, min–max over {args.seeds} seeds) | Hugging Face |")
+    print("|---|---:|---:|---:|")
+    for metric in family.metrics:
+        for step in curves["tfbert"][0]:
+            cells = [spread([curve[step][metric] for curve in curves[name]]) for name in curves]
+            print(f"| {metric} | {step} | {cells[0]} | {cells[1]} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -10,6 +10,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # `--precision auto` on a CPU compares matmul peaks; tests state equal ones (float32) instead of timing.
 os.environ.setdefault("TFBERT_MATMUL_PEAKS", "100,100")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # `.ci/run` gives each of the two cores its own worker; one compute thread per worker (and per
+    # subprocess it starts) keeps TensorFlow's and PyTorch's pools from fighting over the other core.
+    os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))
 

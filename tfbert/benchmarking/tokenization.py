@@ -169,7 +169,7 @@ def run_batches(run: Callable, batches: list) -> None:
 
 def measure(lines: list[str], batch_sizes: list[int], repeats: int, only: str = "", latency: int = 0) -> list[Table]:
     """The tokenization table over `lines`: a row per installed contender (of families containing `only`)
-    and batch size, ratios to each family's first row and a note per peer left out; with `latency`,
+    and batch size, with its speed over the family's first row, and a note per peer left out; with `latency`,
     also the batch-1 latency table over that many single strings."""
     import tensorflow as tf
 
@@ -177,16 +177,16 @@ def measure(lines: list[str], batch_sizes: list[int], repeats: int, only: str = 
     chosen = [contender for contender in CONTENDERS if only in contender.family]
     absent = peers.missing(sorted({peer for contender in chosen for peer in contender.needs}))
     table = Table("Tokenization", ["tokenizer", "implementation", "batch", "MB/s", "MB per CPU-s",
-                                   "ids equal reference"], [],
+                                   "wall vs reference", "ids equal reference"], [],
                   setup=[f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}"],
-                  align="llrrrl")
+                  align="llrrrrl")
     families: dict[str, list] = {}
     for contender in chosen:
         if not set(contender.needs) & set(absent):
             families.setdefault(contender.family, []).append((contender.name, *contender.make()))
     for family, members in families.items():
         for batch_size in batch_sizes:
-            table.rows += family_rows(family, members, lines, batch_size, repeats, megabytes, table.notes)
+            table.rows += family_rows(family, members, lines, batch_size, repeats, megabytes)
     table.notes += [peers.skipped_note(peer) for peer in absent]
     if not latency:
         return [table]
@@ -220,9 +220,9 @@ def latency_rows(family: str, members: list, lines: list[str], count: int) -> li
     return rows
 
 
-def family_rows(family: str, members: list, lines: list[str], batch_size: int, repeats: int, megabytes: float,
-                notes: list[str]) -> list[list[str]]:
-    """One family's rows at one batch size; appends the ratios to the family's first row to `notes`."""
+def family_rows(family: str, members: list, lines: list[str], batch_size: int, repeats: int,
+                megabytes: float) -> list[list[str]]:
+    """One family's rows at one batch size, with each one's wall-clock speed over the family's first row."""
     import tensorflow as tf
 
     python_batches = [lines[i:i + batch_size] for i in range(0, len(lines), batch_size)]
@@ -241,9 +241,6 @@ def family_rows(family: str, members: list, lines: list[str], batch_size: int, r
         differing = sum(a != b for a, b in zip(reference, ids[name]))
         same = ("reference" if name == reference_name
                 else "yes" if differing == 0 else f"no: {differing} of {len(reference)} lines differ")
-        rows.append([family, name, str(batch_size), f"{megabytes / best[name]:.1f}",
-                     f"{megabytes / max(best_cpu[name], 1e-9):.1f}", same])
-    ratios = ", ".join(f"{name} {best[reference_name] / best[name]:.2f}x" for name, *_ in members[1:])
-    if ratios:
-        notes.append(f"{family}, batch {batch_size}, speed over {reference_name}: {ratios}")
+        rows.append([family, name, str(batch_size), f"{megabytes / best[name]:.2f}",
+                     f"{megabytes / max(best_cpu[name], 1e-9):.2f}", f"{best[reference_name] / best[name]:.2f}x", same])
     return rows

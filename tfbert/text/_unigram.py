@@ -19,7 +19,7 @@ normalizer, its own unknown handling (an edge per byte, always) and no score res
 
 1. normalizes with TF-Text's SentencePiece op (exactly sentencepiece's normalizer) using copies
    of the model with a trivial vocabulary, so their Viterbi is trivial and the text comes back
-   whole;
+   whole (printable-ASCII rows skip the op: `_ascii_normalizer`, checked against sentencepiece);
 2. replaces every character that occurs in no piece by a one-byte placeholder;
 3. segments with `FastSentencepieceTokenize` on a converted copy of the model whose normalizer is
    the identity, whose USER_DEFINED scores are sentencepiece's, and in which the placeholder and
@@ -46,6 +46,8 @@ from sentencepiece import sentencepiece_model_pb2 as model_pb2
 from tensorflow_text.core.pybinds import pywrap_model_converter
 from tensorflow_text.python.ops.fast_sentencepiece_tokenizer import gen_fast_sentencepiece_tokenizer
 from tensorflow_text.python.ops.sentencepiece_tokenizer import gen_sentencepiece_tokenizer
+
+from tfbert.text._ascii_normalizer import PRINTABLE_ASCII, AsciiNormalizer
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNIGRAM = 1
@@ -215,6 +217,7 @@ class ExactUnigram(tf.Module):
         if a.reason:
             raise ValueError(a.reason)
         self._a = a
+        self._ascii = AsciiNormalizer.for_model(model.SerializeToString())
         self._row_normalizer = resource_factory(_helper_model(model, "row")[0])
         self._word_normalizer = resource_factory(_helper_model(model, "words")[0])
         byte_proto, byte_texts = _helper_model(model, "bytes")
@@ -349,23 +352,27 @@ class ExactUnigram(tf.Module):
         """sentencepiece's normalized text of each string (1-D in, 1-D out)."""
         size = tf.strings.length(prepared)
         kind = tf.cast(size > _SHORT_BYTES, tf.int32) + tf.cast(size > _LONG_BYTES, tf.int32)
+        normalizers = [
+            lambda texts: self._normalize_with(self._row_normalizer, texts),
+            lambda texts: self._normalize_with(self._word_normalizer, texts),
+            self._normalize_bytes,
+        ]
+        if self._ascii is not None:  # printable-ASCII rows skip the op (kind 3)
+            kind = tf.where(tf.strings.regex_full_match(prepared, PRINTABLE_ASCII), 3, kind)
+            normalizers.append(self._ascii.normalize)
 
         def mixed():
-            index = tf.dynamic_partition(tf.range(tf.size(prepared)), kind, 3)
-            texts = tf.dynamic_partition(prepared, kind, 3)
-            normalized = tf.dynamic_stitch(
-                index,
-                [
-                    self._normalize_with(self._row_normalizer, texts[0]),
-                    self._normalize_with(self._word_normalizer, texts[1]),
-                    self._normalize_bytes(texts[2]),
-                ],
-            )
+            index = tf.dynamic_partition(tf.range(tf.size(prepared)), kind, len(normalizers))
+            texts = tf.dynamic_partition(prepared, kind, len(normalizers))
+            normalized = tf.dynamic_stitch(index, [normalize(part) for normalize, part in zip(normalizers, texts)])
             return tf.reshape(normalized, [-1])
 
-        return tf.cond(
-            tf.reduce_all(tf.equal(kind, 0)), lambda: self._normalize_with(self._row_normalizer, prepared), mixed
-        )
+        def single_kind(number):
+            return lambda: tf.cond(tf.reduce_all(tf.equal(kind, number)), lambda: normalizers[number](prepared), mixed)
+
+        if self._ascii is None:
+            return single_kind(0)()
+        return tf.cond(tf.reduce_all(tf.equal(kind, 3)), lambda: self._ascii.normalize(prepared), single_kind(0))
 
     @staticmethod
     def _normalize_with(resource, prepared):

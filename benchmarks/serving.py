@@ -30,6 +30,7 @@ import os  # noqa: E402
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from tfbert.benchmarking import serving  # noqa: E402
+from tfbert.benchmarking.serving import latency, throughput  # noqa: E402,F401  (embedding_serving.py imports them from here)
 
 
 def main() -> None:

@@ -18,13 +18,14 @@ from tfbert.benchmarking.report import Table
 
 
 def tokenize(quick: bool, only: str = "") -> list[Table]:
-    """Tokenization MB/s: every 32nd corpus line, batch 256, one pass when quick; else all, 256/1024/4096, best of 3.
+    """Tokenization MB/s and batch-1 latency: every 32nd corpus line, batch 256, one pass, 20 single strings
+    when quick; else all lines, batches 256/1024/4096, best of 3, 300 single strings.
 
     `only` keeps the tokenizer families whose name contains it (`WordPiece`, `SentencePiece`, `BPE`)."""
     lines = tokenization.corpus()
     if quick:
-        return [tokenization.measure(lines[::32], batch_sizes=[256], repeats=1, only=only)]
-    return [tokenization.measure(lines, batch_sizes=[256, 1024, 4096], repeats=3, only=only)]
+        return tokenization.measure(lines[::32], batch_sizes=[256], repeats=1, only=only, latency=20)
+    return tokenization.measure(lines, batch_sizes=[256, 1024, 4096], repeats=3, only=only, latency=300)
 
 
 def input_pipeline(quick: bool, only: str = "") -> list[Table]:

@@ -68,6 +68,11 @@ Batch = dict[str, np.ndarray]
 WEIGHT_DECAY, BETAS, EPSILON, CLIP = 0.01, (0.9, 0.999), 1e-6, 1.0
 
 
+def unfactorized(config):
+    """`config` with embeddings as wide as the encoder, as BERT (tiny_spanbert keeps spanbert_base's 768)."""
+    return config.replace(encoder=config.encoder.replace(embedding_size=config.encoder.hidden_size))
+
+
 @dataclasses.dataclass
 class Family:
     """What differs between the families: config, vocabulary, predictions per sequence, metrics."""
@@ -82,7 +87,7 @@ FAMILIES = {
     "albert": Family(lambda: load_config("albert_tiny"), "sentencepiece", 9, ("mlm_accuracy", "sop_accuracy")),
     "electra": Family(lambda: tiny_electra(hidden=128, layers=2, heads=2, embedding=128), "wordpiece", 10,
                       ("rtd_auc", "mlm_accuracy")),
-    "spanbert": Family(lambda: tiny_spanbert(hidden=128, layers=2, heads=2), "wordpiece", 12,
+    "spanbert": Family(lambda: unfactorized(tiny_spanbert(hidden=128, layers=2, heads=2)), "wordpiece", 12,
                        ("mlm_accuracy", "sbo_accuracy")),
 }
 
@@ -233,7 +238,7 @@ class Reference(torch.nn.Module):
     def __init__(self, tf_model: keras.Model, family_name: str, seed: int):
         super().__init__()
         self.family_name = family_name
-        checkpoints = huggingface_checkpoints(tf_model, "bert" if family_name == "spanbert" else family_name)
+        checkpoints = huggingface_checkpoints(tf_model, family_name)
         modules = {checkpoint.subfolder: hf_module(checkpoint) for checkpoint in checkpoints}
         if family_name == "electra":
             self.discriminator, self.generator = modules["discriminator"], modules["generator"]
@@ -445,7 +450,9 @@ def main() -> None:
                           ("Hugging Face", lambda: run_reference(reference, batches, heldout, args.family, args))):
             start, cpu = time.perf_counter(), time.process_time()
             curves[name].append(run())
-            print(f"seed {seed} {name}: {curves[name][-1][args.steps]} in {time.perf_counter() - start:.0f} s "
+            curve = {step: {metric: round(value, 4) for metric, value in scores.items()}
+                     for step, scores in curves[name][-1].items()}
+            print(f"seed {seed} {name}: {curve} in {time.perf_counter() - start:.0f} s "
                   f"({(time.process_time() - cpu) / 60:.1f} CPU min)", flush=True)
     print(f"\n| metric | step | tfbert (mean ± sd, min–max over {args.seeds} seeds) | Hugging Face |")
     print("|---|---:|---:|---:|")

@@ -34,6 +34,7 @@ import os  # noqa: E402
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from tfbert.benchmarking import training  # noqa: E402
+from tfbert.benchmarking.training import keras_hub_step  # noqa: E402,F401  (precision.py imports it from here)
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -9,6 +10,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # `--precision auto` on a CPU compares matmul peaks; tests state equal ones (float32) instead of timing.
 os.environ.setdefault("TFBERT_MATMUL_PEAKS", "100,100")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # `.ci/run` gives each of the two cores its own worker; one compute thread per worker (and per
+    # subprocess it starts) keeps TensorFlow's and PyTorch's pools from fighting over the other core.
+    os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -21,3 +27,14 @@ from assets import asset  # noqa: E402
 def assets():
     """`assets("minilm/vocab.txt")` gives the path of a fetched asset (see tests/assets.py)."""
     return asset
+
+
+def pytest_collection_modifyitems(items):
+    """Test files with the most `slow` tests first, each file's tests kept together and in order.
+
+    `.ci/run` hands whole files to two xdist workers in collection order (`--dist loadfile
+    --no-loadscope-reorder`); starting the longest files first leaves short ones to even out the end,
+    instead of one worker finishing a long file alone.
+    """
+    slow_per_file = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow_per_file[item.path])

@@ -180,3 +180,9 @@ def test_the_mask_token_named_is_the_tokenizers(exports):
     predictor.mask_token = "<mask>"  # as a RoBERTa or XLM-R export's tokenizer names it
     with pytest.raises(ValueError, match="text 2 .* write <mask> where"):
         predictor.examples(["a <mask> b", "a [MASK] b"])
+
+
+def test_predict_keeps_nul_and_control_characters_and_their_offsets(exports):
+    (tagged,) = predict_texts(exports["tagging"], ["lord\x01said a\x00b"])
+    assert [(token["token"], token["text"]) for token in tagged["tokens"]] == [
+        ("lords", "lord\x01s"), ("##aid", "aid"), ("ab", "a\x00b")]

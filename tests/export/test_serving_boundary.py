@@ -5,6 +5,9 @@ import pytest
 import tensorflow as tf
 from conftest import SEQUENCE_LENGTH
 
+# Controls, NUL and stripped marks inside words: ids and character offsets must be Hugging Face's.
+CONTROLS = ["lord\x01said", "a\x00b \x00 c\x00", "tab\tnew\x0bvt\x7fdel\x85x", "x\u0301y naïve café", "zero\u200bwidth\ufeffbom",
+            "\x00"]
 AWKWARD = [b"", b"\xff\xfe\x80 broken", "long words and more words ".encode() * 2000, b"[MASK]", b"   ", b"\x00"]
 
 
@@ -75,3 +78,19 @@ def test_more_masks_than_prediction_slots_is_an_error_not_a_silent_drop(loaded):
     assert (outputs["mask_positions"].numpy() > 0).all()
     with pytest.raises(tf.errors.InvalidArgumentError, match="more mask tokens than the 4 this export predicts"):
         fill(text=tf.constant(["[MASK] " * 5 + "end"]))
+
+
+def test_nul_and_control_characters_give_the_reference_ids_and_offsets(loaded, assets):
+    from tokenizers import Tokenizer
+
+    reference = Tokenizer.from_file(str(assets("minilm/tokenizer.json")))
+    reference.no_padding()
+    texts = tf.constant([text.encode() for text in CONTROLS])
+    tokenized = loaded["tagging"].signatures["tokenize"](text=texts)
+    tagged = loaded["tagging"].signatures["serving_default"](text=texts)
+    for row, text in enumerate(CONTROLS):
+        encoding = reference.encode(text, add_special_tokens=False)
+        pieces = int(tokenized["lengths"][row])
+        assert tokenized["token_ids"].numpy()[row, :pieces].tolist() == encoding.ids, ascii(text)
+        spans = zip(tagged["start"].numpy()[row, 1:pieces + 1].tolist(), tagged["end"].numpy()[row, 1:pieces + 1].tolist())
+        assert list(spans) == encoding.offsets, ascii(text)

@@ -88,3 +88,14 @@ def test_pre_tokenize_without_mecab_names_the_extra(korean_text, tmp_path, capsy
     assert main(["vocab", "--kind", "wordpiece", "--data", str(korean_text), "--vocab-size", "500",
                  "--output", str(tmp_path / "v"), "--pre-tokenize", "mecab"]) == 2
     assert "pip install 'tfbert[mecab]'" in _error(capsys)
+
+
+def test_vocab_keeps_the_text_after_a_nul_byte_and_still_refuses_a_binary(botchan_lines, tmp_path, capsys):
+    corpus = tmp_path / "nul.txt"
+    corpus.write_bytes(b"".join(line.encode() + b"\0zyzzyva quokka\n" for line in botchan_lines[:400]))
+    assert main(["vocab", "--kind", "sentencepiece", "--data", str(corpus), "--vocab-size", "300",
+                 "--output", str(tmp_path / "spm")]) == 0
+    assert {"\u2581quokka", "zyzzyva"} & set(load_tokenizer(tmp_path / "spm").vocabulary())
+    assert main(["vocab", "--kind", "sentencepiece", "--data", "/bin/ls", "--vocab-size", "300",
+                 "--output", str(tmp_path / "ls")]) == 2
+    assert "/bin/ls line 1: not valid UTF-8" in _error(capsys) and not (tmp_path / "ls").exists()

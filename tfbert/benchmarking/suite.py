@@ -5,7 +5,7 @@ that a table runs on this machine (their numbers are noise).
 
 Example:
     >>> sorted(TABLES)
-    ['pipeline', 'tokenize', 'train']
+    ['pipeline', 'serve', 'tokenize', 'train']
     >>> tables = TABLES["tokenize"](quick=True)  # doctest: +SKIP
 """
 
@@ -13,18 +13,19 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tfbert.benchmarking import peers, pipeline, tokenization, training, training_jax
+from tfbert.benchmarking import peers, pipeline, serving, tokenization, training, training_jax
 from tfbert.benchmarking.report import Table
 
 
 def tokenize(quick: bool, only: str = "") -> list[Table]:
-    """Tokenization MB/s: every 32nd corpus line, batch 256, one pass when quick; else all, 256/1024/4096, best of 3.
+    """Tokenization MB/s and batch-1 latency: every 32nd corpus line, batch 256, one pass, 20 single strings
+    when quick; else all lines, batches 256/1024/4096, best of 3, 300 single strings.
 
     `only` keeps the tokenizer families whose name contains it (`WordPiece`, `SentencePiece`, `BPE`)."""
     lines = tokenization.corpus()
     if quick:
-        return [tokenization.measure(lines[::32], batch_sizes=[256], repeats=1, only=only)]
-    return [tokenization.measure(lines, batch_sizes=[256, 1024, 4096], repeats=3, only=only)]
+        return tokenization.measure(lines[::32], batch_sizes=[256], repeats=1, only=only, latency=20)
+    return tokenization.measure(lines, batch_sizes=[256, 1024, 4096], repeats=3, only=only, latency=300)
 
 
 def input_pipeline(quick: bool, only: str = "") -> list[Table]:
@@ -51,6 +52,14 @@ def train(quick: bool, only: str = "") -> list[Table]:
     return tables + [jax_table]
 
 
+def serve(quick: bool, only: str = "") -> list[Table]:
+    """MiniLM embeddings from the SavedModel beside tokenizers + PyTorch: 10 requests, 0.5 s of batch 8 when
+    quick; else 200 requests and 15 s of batch 64."""
+    if quick:
+        return [serving.measure(requests=10, seconds=0.5, batch_size=8)]
+    return [serving.measure(requests=200, seconds=15.0, batch_size=64)]
+
+
 # name -> measure(quick, only) (`only` narrows the tokenize table)
 TABLES: dict[str, Callable[[bool, str], list[Table]]] = {"tokenize": tokenize, "pipeline": input_pipeline,
-                                                         "train": train}
+                                                         "train": train, "serve": serve}

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable, Mapping
+from typing import Callable, Mapping, TypeVar
+
+Measurement = TypeVar("Measurement")
 
 
 def seconds(call: Callable[[], object]) -> float:
@@ -20,12 +22,20 @@ def seconds(call: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def alternate(runs: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
-    """Seconds of each run, `rounds` times, in turns (a, b, c, a, b, c, ...)."""
-    times: dict[str, list[float]] = {name: [] for name in runs}
+def wall_and_cpu(call: Callable[[], object]) -> tuple[float, float]:
+    """Wall-clock and this process's CPU seconds of one `call()`."""
+    start, cpu = time.perf_counter(), time.process_time()
+    call()
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def alternate(runs: Mapping[str, Callable[[], object]], rounds: int,
+              clock: Callable[[Callable[[], object]], Measurement] = seconds) -> dict[str, list[Measurement]]:
+    """`clock(run)` (default: its seconds) of each run, `rounds` times, in turns (a, b, c, a, b, c, ...)."""
+    times: dict[str, list] = {name: [] for name in runs}
     for _ in range(rounds):
         for name, run in runs.items():
-            times[name].append(seconds(run))
+            times[name].append(clock(run))
     return times
 
 

@@ -3,9 +3,11 @@
 
 Same text, same batches, same process. TF tokenizers run in a `tf.function` over pre-built string
 batches; every contender gets one warm-up pass over all batches (this fills the BPE caches), then
-the best of `repeats` timed passes, contenders taking turns, is reported. "ids equal reference"
-says whether a contender's ids equal the first row's on every line. Contenders whose library is
-not installed are left out with a note.
+the best of `repeats` timed passes, contenders taking turns, is reported, as MB/s (wall clock) and
+MB per CPU-second of this process (steadier on a shared machine; Python peers with threads use
+more than one core). "ids equal reference" says whether a contender's ids equal the first row's on
+every line. `latency_table` times single strings, each a batch of one, contenders taking turns
+string by string. Contenders whose library is not installed are left out with a note.
 
 Example:
     >>> table = measure(corpus()[:512], batch_sizes=[256], repeats=1)  # doctest: +SKIP
@@ -17,12 +19,13 @@ import base64
 import dataclasses
 import functools
 import os
+import statistics
 from typing import Callable
 
 from tfbert.benchmarking import peers
 from tfbert.benchmarking.assets import asset, wikipedia_text_lines
 from tfbert.benchmarking.report import Table
-from tfbert.benchmarking.timing import alternate
+from tfbert.benchmarking.timing import alternate, seconds, wall_and_cpu
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 WORDPIECE = "WordPiece (MiniLM, uncased)"
@@ -164,31 +167,62 @@ def run_batches(run: Callable, batches: list) -> None:
         run(batch)
 
 
-def measure(lines: list[str], batch_sizes: list[int], repeats: int, only: str = "") -> Table:
+def measure(lines: list[str], batch_sizes: list[int], repeats: int, only: str = "", latency: int = 0) -> list[Table]:
     """The tokenization table over `lines`: a row per installed contender (of families containing `only`)
-    and batch size, ratios to each family's first row and a note per peer left out."""
+    and batch size, with its speed over the family's first row, and a note per peer left out; with `latency`,
+    also the batch-1 latency table over that many single strings."""
     import tensorflow as tf
 
     megabytes = sum(len(line.encode()) for line in lines) / 1e6
     chosen = [contender for contender in CONTENDERS if only in contender.family]
     absent = peers.missing(sorted({peer for contender in chosen for peer in contender.needs}))
-    table = Table("Tokenization", ["tokenizer", "implementation", "batch", "MB/s", "ids equal reference"], [],
+    table = Table("Tokenization", ["tokenizer", "implementation", "batch", "MB/s", "MB per CPU-s",
+                                   "wall vs reference", "ids equal reference"], [],
                   setup=[f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}"],
-                  align="llrrl")
+                  align="llrrrrl")
     families: dict[str, list] = {}
     for contender in chosen:
         if not set(contender.needs) & set(absent):
             families.setdefault(contender.family, []).append((contender.name, *contender.make()))
     for family, members in families.items():
         for batch_size in batch_sizes:
-            table.rows += family_rows(family, members, lines, batch_size, repeats, megabytes, table.notes)
+            table.rows += family_rows(family, members, lines, batch_size, repeats, megabytes)
     table.notes += [peers.skipped_note(peer) for peer in absent]
-    return table
+    if not latency:
+        return [table]
+    latencies = Table("Tokenization, batch-1 latency", ["tokenizer", "implementation", "batch 1 median ms",
+                                                        "batch 1 p99 ms"], [], align="llrr",
+                      setup=[f"{latency} single strings (every k-th corpus line), each a batch of one, "
+                             "contenders taking turns string by string"])
+    for family, members in families.items():
+        latencies.rows += latency_rows(family, members, lines, latency)
+    return [table, latencies]
 
 
-def family_rows(family: str, members: list, lines: list[str], batch_size: int, repeats: int, megabytes: float,
-                notes: list[str]) -> list[list[str]]:
-    """One family's rows at one batch size; appends the ratios to the family's first row to `notes`."""
+def latency_rows(family: str, members: list, lines: list[str], count: int) -> list[list[str]]:
+    """Median and p99 milliseconds of single-string calls, contenders taking turns per string."""
+    import tensorflow as tf
+
+    singles = lines[::max(1, len(lines) // count)][:count]
+    inputs = {"py": [[line] for line in singles], "tf": [tf.constant([line]) for line in singles]}
+    for _, run, _, kind in members:
+        for batch in inputs[kind][:20]:  # warm-up: traces the batch-of-one shape
+            run(batch)
+    times: dict[str, list[float]] = {name: [] for name, *_ in members}
+    for index in range(len(singles)):
+        for name, run, _, kind in members:
+            times[name].append(1000 * seconds(lambda: run(inputs[kind][index])))
+    rows = []
+    for name, *_ in members:
+        ordered = sorted(times[name])
+        p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+        rows.append([family, name, f"{statistics.median(ordered):.3f}", f"{p99:.3f}"])
+    return rows
+
+
+def family_rows(family: str, members: list, lines: list[str], batch_size: int, repeats: int,
+                megabytes: float) -> list[list[str]]:
+    """One family's rows at one batch size, with each one's wall-clock speed over the family's first row."""
     import tensorflow as tf
 
     python_batches = [lines[i:i + batch_size] for i in range(0, len(lines), batch_size)]
@@ -197,7 +231,9 @@ def family_rows(family: str, members: list, lines: list[str], batch_size: int, r
     for name, run, to_list, kind in members:
         ids[name] = [row for batch in inputs[kind] for row in to_list(run(batch))]  # warm-up pass; also the ids
     passes = {name: (lambda run=run, batches=inputs[kind]: run_batches(run, batches)) for name, run, _, kind in members}
-    best = {name: min(times) for name, times in alternate(passes, repeats).items()}
+    timings = alternate(passes, repeats, clock=wall_and_cpu)
+    best = {name: min(wall for wall, _ in pairs) for name, pairs in timings.items()}
+    best_cpu = {name: min(cpu for _, cpu in pairs) for name, pairs in timings.items()}
     reference_name = members[0][0]
     reference = ids[reference_name]
     rows = []
@@ -205,8 +241,6 @@ def family_rows(family: str, members: list, lines: list[str], batch_size: int, r
         differing = sum(a != b for a, b in zip(reference, ids[name]))
         same = ("reference" if name == reference_name
                 else "yes" if differing == 0 else f"no: {differing} of {len(reference)} lines differ")
-        rows.append([family, name, str(batch_size), f"{megabytes / best[name]:.1f}", same])
-    ratios = ", ".join(f"{name} {best[reference_name] / best[name]:.2f}x" for name, *_ in members[1:])
-    if ratios:
-        notes.append(f"{family}, batch {batch_size}, speed over {reference_name}: {ratios}")
+        rows.append([family, name, str(batch_size), f"{megabytes / best[name]:.2f}",
+                     f"{megabytes / max(best_cpu[name], 1e-9):.2f}", f"{best[reference_name] / best[name]:.2f}x", same])
     return rows

@@ -11,7 +11,7 @@ from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
-TABLE_NAMES = ("tokenize", "pipeline", "train")
+TABLE_NAMES = ("tokenize", "pipeline", "train", "serve")
 
 
 def checkout_results() -> Path:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> None:
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `benchmark` subcommand to `tfbert`'s subparsers."""
     parser = add_command(
-        commands, "benchmark", "measure tokenizers, input pipeline and training beside the peer libraries installed here",
+        commands, "benchmark", "measure tokenizers, input pipeline, training and serving beside the installed peer libraries",
         "Run a benchmark table beside the peer libraries installed on this machine (keras-hub, Hugging Face "
         "tokenizers, sentencepiece, tiktoken; absent ones are skipped with a note), contenders taking turns in one "
         "process so that load on a shared machine hits all alike; print the table with the ratios and append a "
@@ -83,7 +83,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "versions, the command. tokenize: MB/s of WordPiece, SentencePiece and byte BPE tokenizers; pipeline: "
         "masked-LM examples/s of tfbert.data beside keras-hub; train: masked-LM training sequences/s beside "
         "keras-hub and Hugging Face PyTorch (each in its own process), and on the JAX backend where JAX is "
-        "installed. The text is the test assets "
+        "installed; serve: MiniLM sentence embeddings from the exported SavedModel (strings in) beside Hugging "
+        "Face tokenizers + PyTorch, batch-1 latency and batched throughput. The text is the test assets "
         "(`python tests/assets.py` unpacks them).",
         "  tfbert benchmark tokenize                      # full size, appended to benchmarks/RESULTS.md\n"
         "  tfbert benchmark all --quick --no-record       # every table, tiny sizes, printed only\n"

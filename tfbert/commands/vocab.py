@@ -44,7 +44,7 @@ def run_train(args: argparse.Namespace) -> None:
         raise CommandError(f"corpus file {missing[0]!r} does not exist")
     try:
         for path in args.data:
-            check_text_file(path)
+            check_text_file(path, allow_nul=True)
     except ValueError as error:
         raise CommandError(str(error)) from None
     if args.vocab_size < 1:

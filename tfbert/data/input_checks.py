@@ -14,10 +14,12 @@ import os
 from tfbert.data.text_decoding import LineDecoder
 
 
-def check_text_file(path: str, decoder: LineDecoder | None = None) -> None:
+def check_text_file(path: str, decoder: LineDecoder | None = None, allow_nul: bool = False) -> None:
     """Raises ValueError unless `path` is a non-empty, UTF-8, NUL-free text file with a non-blank line.
 
     `decoder` (default: strict) decides what undecodable UTF-8 does: an error, or a counted replacement.
+    `allow_nul` lets NUL bytes through in lines that are valid UTF-8 (vocabulary training keeps the text
+    after a NUL, as the reference trainers do); a binary file still fails the UTF-8 check.
     """
     decoder = decoder or LineDecoder()
     if os.path.isdir(path):
@@ -25,7 +27,7 @@ def check_text_file(path: str, decoder: LineDecoder | None = None) -> None:
     has_text = False
     with open(path, "rb") as lines:
         for number, line in enumerate(lines, start=1):
-            if b"\0" in line:
+            if b"\0" in line and not allow_nul:
                 raise ValueError(f"{path} line {number}: contains a NUL byte; is it a binary file? "
                                  "give UTF-8 text (one sentence a line)")
             text = decoder.decode(path, number, line)

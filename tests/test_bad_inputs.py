@@ -108,3 +108,144 @@ def test_rest_client_with_no_server_says_cannot_reach_and_accepts_http_prefix(ca
     error = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in error
     assert f"cannot reach TF Serving at 127.0.0.1:{port} (connection refused)" in error
+
+
+TSV = "sentence\tlabel\n"
+BAD_FINETUNE_DATA = [
+    ("empty_tsv", b"", [], "train.tsv, line 1: the file is empty; expected a header line"),
+    ("header_only", TSV.encode(), [], "train.tsv: holds no examples"),
+    ("bad_utf8", (TSV + "good\t1\nbad\t0\n").encode() + "caf\u00e9\t1\n".encode("latin-1"), [],
+     "train.tsv line 4: not valid UTF-8 (byte 4)"),
+    ("minus_one", (TSV + "good\t1\nbad\t-1\n").encode(), [],
+     "train.tsv, line 3, column 'label': label -1 is not a class id"),
+    ("stray_seven", (TSV + "a\t0\nb\t1\nc\t7\nd\t0\n").encode(), [],
+     "train.tsv, line 4, column 'label': label 7 leaves class 2 unused (labels seen: 0, 1, 7)"),
+    ("above_declared", (TSV + "a\t0\nb\t2\n").encode(), ["--num-classes", "2"],
+     "train.tsv, line 3, column 'label': label 2 is not one of the 2 classes (0..1)"),
+    ("above_label_names", (TSV + "a\tneg\nb\t5\n").encode(), ["--labels", "neg", "pos"],
+     "train.tsv, line 3, column 'label': label 5 is not one of the 2 classes"),
+    ("folder", None, [], "train.tsv: is a folder"),
+]
+
+
+@pytest.mark.parametrize("content, options, expected", [row[1:] for row in BAD_FINETUNE_DATA],
+                         ids=[row[0] for row in BAD_FINETUNE_DATA])
+def test_finetune_refuses_bad_labelled_file_with_one_line_before_loading_a_model(tmp_path, capsys, content, options,
+                                                                                 expected):
+    train = tmp_path / "train.tsv"
+    train.mkdir() if content is None else train.write_bytes(content)
+    (tmp_path / "dev.tsv").write_text(TSV + "x\t0\ny\t1\n")
+    (tmp_path / "pretrained").mkdir()   # never loaded: the data is checked first
+    before = snapshot(tmp_path)
+    code = main(["finetune", "--pretrained", str(tmp_path / "pretrained"), "--train", str(train),
+                 "--eval", str(tmp_path / "dev.tsv"), "--model-dir", str(tmp_path / "run"), *options])
+    error = capsys.readouterr().err.strip()
+    assert code == 2
+    assert error.startswith("tfbert finetune: error: ") and "\n" not in error
+    assert expected in error
+    assert snapshot(tmp_path) == before and not (tmp_path / "run").exists()
+
+
+def test_labels_are_inferred_with_counts_or_checked_against_the_declared_classes(tmp_path):
+    from tfbert.tasks.label_checks import check_class_labels
+    from tfbert.tasks.local_files import DataFileError
+    from tfbert.tasks.text_examples import read_text_examples
+
+    (tmp_path / "train.tsv").write_text(TSV + "a\t0\nb\t1\nc\t1\nd\t2\n")
+    (tmp_path / "dev.tsv").write_text(TSV + "x\t3\n")
+    train = [("train.tsv", read_text_examples(tmp_path / "train.tsv"))]
+    dev = [("dev.tsv", read_text_examples(tmp_path / "dev.tsv"))]
+    declared = check_class_labels(train, dev, num_classes=5)
+    assert declared.describe() == "5 classes (declared): 0 ×1, 1 ×2, 2 ×1, 3 ×0, 4 ×0"
+    with pytest.raises(DataFileError, match=r"dev.tsv, line 2, column 'label': label 3 is not one of the 3 classes"):
+        check_class_labels(train, dev)
+    inferred = check_class_labels(train, train)
+    assert inferred.num_classes == 3 and inferred.describe().startswith("3 classes (inferred from the training labels)")
+
+
+def test_encoding_errors_replace_reads_undecodable_lines_and_counts_them(tmp_path):
+    from tfbert.data.text_decoding import LineDecoder
+    from tfbert.tasks.text_examples import read_text_examples
+
+    (tmp_path / "train.tsv").write_bytes(TSV.encode() + "caf\u00e9\t1\nok\t0\n\u00e0 la\t1\n".encode("latin-1"))
+    decoder = LineDecoder("replace")
+    examples = read_text_examples(tmp_path / "train.tsv", decoder=decoder)
+    assert examples.texts == ["caf\ufffd", "ok", "\ufffd la"] and examples.labels.tolist() == [1, 0, 1]
+    assert decoder.summary() == f"{tmp_path / 'train.tsv'}: 2 lines with bytes that are not UTF-8, replaced by U+FFFD " \
+                                "(--encoding-errors replace)"
+
+
+def test_vocab_on_an_empty_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "empty.txt").write_bytes(b"")
+    code = main(["vocab", "--kind", "wordpiece", "--data", str(tmp_path / "empty.txt"), "--vocab-size", "100",
+                 "--output", str(tmp_path / "vocab")])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert "empty.txt is empty or has only blank lines" in error and not (tmp_path / "vocab").exists()
+
+
+def test_a_pickle_that_runs_code_is_refused_as_a_checkpoint_and_never_run(tmp_path, capsys):
+    import json
+    import pickle
+
+    pytest.importorskip("torch")
+    marker = tmp_path / "ran"
+
+    class RunsCode:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": 8, "num_hidden_layers": 1,
+                                                    "num_attention_heads": 1, "intermediate_size": 8,
+                                                    "vocab_size": 10}))
+    (folder / "pytorch_model.bin").write_bytes(pickle.dumps({"weight": RunsCode()}))
+    code = main(["convert", "huggingface", str(folder), "-o", str(tmp_path / "model.keras")])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert error.startswith("tfbert convert: error: ") and "pytorch_model.bin is not a PyTorch checkpoint of plain " \
+                                                         "tensors (torch.load with weights_only=True refused it)" in error
+    assert not marker.exists() and not (tmp_path / "model.keras").exists()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:   # a free port on which nothing listens
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_grpc_client_with_no_server_says_cannot_reach(capsys):
+    pytest.importorskip("tensorflow_serving.apis")
+    from tfbert.export import client
+
+    port = free_port()
+    code = client.main(["hello", "--model", "m", "--format", "grpc", "--grpc-address", f"grpc://127.0.0.1:{port}"])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert f"cannot reach TF Serving at 127.0.0.1:{port} (unavailable: " in error
+
+
+@pytest.mark.parametrize("address", ["http://localhost:8501", "localhost:8501", "grpc://127.0.0.1:8500/v1"])
+def test_predict_given_a_server_address_says_it_runs_a_local_export(capsys, address):
+    code = main(["predict", address, "hello"])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert f"{address!r} is a TF Serving address, not a SavedModel folder" in error
+    assert "python -m tfbert.export.client" in error
+
+
+def test_pretrain_encoding_errors_replace_counts_lines_and_reads_them_with_replacement_characters(tmp_path, capsys):
+    from tfbert.commands.pretrain import replaced_documents
+    from tfbert.data.input_checks import check_text_files
+    from tfbert.data.text_decoding import LineDecoder
+
+    data = write(tmp_path / "latin1.txt", "caf\u00e9 noir\nplain\n\n\u00e0 la carte\n".encode("latin-1"))
+    decoder = LineDecoder("replace")
+    check_text_files([data], decoder)
+    documents = [[sentence.decode("utf-8") for sentence in document.numpy()]
+                 for document in replaced_documents([data], decoder)]
+    assert documents == [["caf\ufffd noir", "plain"], ["\ufffd la carte"]]
+    assert "latin1.txt: 2 lines with bytes that are not UTF-8, replaced by U+FFFD" in capsys.readouterr().err

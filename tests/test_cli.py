@@ -8,7 +8,7 @@ from tfbert.cli import main
 # Each subcommand and options its --help must explain.
 HELP = {
     "configs": ["tfbert configs"],
-    "vocab": ["--kind", "--data", "--vocab-size", "--output", "sentencepiece"],
+    "vocab": ["--kind", "--data", "--vocab-size", "--output", "sentencepiece", "vocab add", "vocab stats", "--pre-tokenize"],
     "pretrain": ["--config", "--tokenizer", "--data", "--model-dir", "--steps", "--strategy", "resumes"],
     "finetune": ["--pretrained", "--train", "--eval", "--glue", "--task", "--model-dir", "best.keras", "embedding",
                  "--loss", "multiple-negatives", "--score-range"],
@@ -47,6 +47,9 @@ def test_info_prints_versions_devices_and_strategy(capsys):
     out = capsys.readouterr().out
     assert out.startswith("tfbert 0.") and f"TensorFlow {tf.__version__}" in out and "TF-Text" in out
     assert "\nCPU: " in out and "\nstrategy auto: " in out
+    assert "matmul peak (stated by TFBERT_MATMUL_PEAKS, not measured): float32 100.0 GFLOP/s" in out
+    assert "CPU bfloat16 instructions: " in out
+    assert "\n--precision auto: float32 (bf16 matmul 1.00x fp32 on this CPU)\n" in out
     with pytest.raises(SystemExit) as exit_info:
         main(["info", "--gpus"])
     assert exit_info.value.code == 2 and "unrecognized arguments: --gpus" in capsys.readouterr().err
@@ -70,6 +73,7 @@ def test_convert_huggingface_writes_a_loadable_keras_file(assets, tmp_path, caps
     assert main(["convert", "huggingface", str(assets("minilm/config.json").parent), "-o", str(output)]) == 0
     assert "22,713,216 parameters" in capsys.readouterr().out
     assert keras.models.load_model(output).count_params() == 22_713_216
+    assert (tmp_path / "tokenizer" / "vocab.txt").is_file()  # the folder's Hugging Face tokenizer, as tfbert's
 
 
 def test_convert_bad_input_exits_2_with_a_message(tmp_path, capsys):
@@ -96,7 +100,9 @@ def test_vocab_then_pretrain_on_real_text(assets, tmp_path, capsys):
                  "--model-dir", str(tmp_path / "run"), "--steps", "2", "--batch-size", "4", "--strategy", "cpu",
                  "--sequence-length", "32", "--max-predictions", "5", "--checkpoint-every", "2", "--shuffle-buffer", "50"]
     assert main(arguments) == 0
-    assert "trained to step 2 of 2" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "trained to step 2 of 2" in out
+    assert "precision: float32 (bf16 matmul 1.00x fp32 on this CPU)\n" in out   # stated peaks, tests/conftest.py
     assert (tmp_path / "run" / "encoder" / "encoder.keras").exists()
 
 
@@ -138,7 +144,7 @@ def test_bad_input_messages_are_one_line(assets, tmp_path, capsys):
     vocab_dir = tmp_path / "vocab"
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("hello world\nthe cat sat on the mat\n")
-    assert main(["vocab", "--kind", "wordpiece", "--data", str(corpus), "--vocab-size", "200",
+    assert main(["vocab", "--kind", "wordpiece", "--data", str(corpus), "--vocab-size", "32",
                  "--output", str(vocab_dir)]) == 0
     capsys.readouterr()
     assert main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(vocab_dir), "--data", "tfds:no_such_dataset",
@@ -197,9 +203,10 @@ def test_finetune_classification_from_files_then_errors(assets, tmp_path, capsys
     minilm = str(assets("minilm/config.json").parent)
     arguments = ["finetune", "--pretrained", minilm, "--train", str(tmp_path / "train.tsv"), "--eval",
                  str(tmp_path / "dev.tsv"), "--model-dir", str(tmp_path / "run"), "--epochs", "1", "--batch-size", "8",
-                 "--max-length", "32", "--strategy", "cpu", "--seed", "0"]
+                 "--max-length", "32", "--strategy", "cpu", "--seed", "0", "--precision", "fp32"]
     assert main(arguments) == 0
-    assert "best epoch 1: accuracy" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "best epoch 1: accuracy" in out and "precision: float32 (requested)\n" in out
     assert (tmp_path / "run" / "best.keras").exists() and (tmp_path / "run" / "task.json").exists()
     assert (tmp_path / "run" / "tokenizer" / "tokenizer_config.json").exists()
 

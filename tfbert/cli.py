@@ -12,6 +12,7 @@
     tfbert distill --teacher all-MiniLM-L6-v2/ --student runs/sts --parallel en-ko.tsv --model-dir runs/ko
     tfbert augment --cross-encoder runs/cross --sentences s.txt --pairs bm25 --output silver.tsv
     tfbert convert {huggingface,tf1,keras-hub} FOLDER -o model.keras [--heads] [--cased|--uncased]
+    tfbert convert to-huggingface MODEL -o FOLDER [--tokenizer DIR] [--architecture NAME]
     tfbert info                                      # versions, devices, the strategy `auto` picks
 
 Each subcommand is a module `tfbert/commands/<name>.py` with `add_parser(commands)` (built with

@@ -21,6 +21,11 @@ from typing import Any, Mapping
 import yaml
 
 SHARING_STRATEGIES = ("none", "all", "attention", "ffn")
+# A block's feed-forward: two dense layers (BERT) or a gated linear unit (GLU).
+FEED_FORWARD_KINDS = ("dense", "gated")
+# How positions enter: a learned table added to the embeddings, rotary query/key rotations, or
+# DeBERTa's disentangled relative attention (content-to-position and position-to-content).
+POSITION_KINDS = ("absolute", "rotary", "relative")
 ACTIVATIONS = ("gelu", "gelu_new", "relu", "silu", "tanh")
 
 
@@ -81,8 +86,17 @@ class EncoderConfig:
     true` adds a `position_ids` input that replaces the computed positions
     (XLM's TLM restarts positions at the second sentence).
 
+    The block options: `norm_first: true` puts each LayerNorm before its sub-layer (pre-LN) and
+    adds a final LayerNorm after the last layer; `feed_forward: gated` is a GLU feed-forward
+    (`Dense(activation(gate(x)) * up(x))`); `positions` is `absolute` (a learned table, BERT),
+    `rotary` (queries and keys rotated by position, base `rotary_base`) or `relative` (DeBERTa's
+    disentangled attention over relative positions: `position_buckets` log buckets, 0 for none,
+    distances up to `max_relative_positions`, 0 for `max_positions`; `share_attention_key` uses
+    the content query/key projections for the position table too). The defaults are BERT's.
+
     Example:
         >>> EncoderConfig(vocab_size=30000, hidden_size=768, embedding_size=128, sharing="all")
+        >>> EncoderConfig(vocab_size=128100, positions="relative", position_buckets=256, type_vocab_size=0)
     """
 
     vocab_size: int
@@ -106,6 +120,13 @@ class EncoderConfig:
     inner_group_num: int = 1
     pooler: bool = True
     position_ids_input: bool = False
+    norm_first: bool = False
+    feed_forward: str = "dense"
+    positions: str = "absolute"
+    rotary_base: float = 10000.0
+    position_buckets: int = 0
+    max_relative_positions: int = 0
+    share_attention_key: bool = True
 
     def __post_init__(self) -> None:
         if self.embedding_size is None:
@@ -113,7 +134,8 @@ class EncoderConfig:
         for name in ("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size",
                      "embedding_size", "max_positions", "num_hidden_groups", "inner_group_num"):
             _check_int(name, getattr(self, name), 1)
-        for name in ("type_vocab_size", "num_languages", "position_offset", "pad_id"):
+        for name in ("type_vocab_size", "num_languages", "position_offset", "pad_id", "position_buckets",
+                     "max_relative_positions"):
             _check_int(name, getattr(self, name), 0)
         _check_rate("dropout_rate", self.dropout_rate)
         _check_rate("attention_dropout_rate", self.attention_dropout_rate)
@@ -122,9 +144,10 @@ class EncoderConfig:
         if self.hidden_size % self.num_heads:
             _fail("hidden_size", self.hidden_size,
                   f"must be divisible by num_heads ({self.num_heads}); try {self.num_heads * max(1, round(self.hidden_size / self.num_heads))}")
-        for name in ("pooler", "position_ids_input"):
+        for name in ("pooler", "position_ids_input", "norm_first", "share_attention_key"):
             if not isinstance(getattr(self, name), bool):
                 _fail(name, getattr(self, name), "expected true or false")
+        self._check_block_options()
         if self.activation not in ACTIVATIONS:
             _fail("activation", self.activation, f"allowed: {', '.join(ACTIVATIONS)}")
         if self.sharing not in SHARING_STRATEGIES:
@@ -139,6 +162,29 @@ class EncoderConfig:
             _fail("pad_id", self.pad_id, f"must be smaller than vocab_size ({self.vocab_size})")
         if self.position_offset >= self.max_positions:
             _fail("position_offset", self.position_offset, f"must be smaller than max_positions ({self.max_positions})")
+
+    def _check_block_options(self) -> None:
+        if self.feed_forward not in FEED_FORWARD_KINDS:
+            _fail("feed_forward", self.feed_forward, f"allowed: {', '.join(FEED_FORWARD_KINDS)}")
+        if self.positions not in POSITION_KINDS:
+            _fail("positions", self.positions, f"allowed: {', '.join(POSITION_KINDS)}")
+        _check_positive_float("rotary_base", self.rotary_base)
+        if self.positions == "rotary" and self.head_size % 2:
+            _fail("positions", self.positions, f"rotary positions need an even head size; got {self.head_size}")
+        if self.position_buckets and self.position_buckets < 4:
+            _fail("position_buckets", self.position_buckets, "expected 0 (no buckets) or at least 4")
+        if self.positions != "absolute" and (self.position_offset or self.position_ids_input):
+            _fail("positions", self.positions, "position_offset and position_ids_input apply only to absolute positions")
+
+    @property
+    def relative_span(self) -> int:
+        """How many relative distances each side the relative position table holds (DeBERTa's `pos_ebd_size`)."""
+        return self.position_buckets or self.max_relative_distance
+
+    @property
+    def max_relative_distance(self) -> int:
+        """The distance the log buckets reach (`max_relative_positions`, or `max_positions` when 0)."""
+        return self.max_relative_positions or self.max_positions
 
     @property
     def head_size(self) -> int:
@@ -207,18 +253,25 @@ class PretrainingDefaults:
     recipes apply); the tiny CPU configs set one, because the papers' recipes are made for
     batches of thousands and runs of 100k+ steps (see benchmarks/RESULTS.md).
 
+    `objectives` names the objectives to train as `tfbert pretrain --objectives` does (`mlm`,
+    `mlm,sop`; default: the architecture's paper); a run's `config.yaml` records the ones it trained.
+
     Example (YAML):
         pretraining:
           optimizer: bert
           learning_rate: 2.0e-3
           warmup_fraction: 0.1
+          objectives: mlm
     """
 
     optimizer: str | None = None
     learning_rate: float | None = None
     warmup_fraction: float | None = None
+    objectives: str | None = None
 
     def __post_init__(self) -> None:
+        if self.objectives is not None and not isinstance(self.objectives, str):
+            _fail("pretraining.objectives", self.objectives, "expected objective names joined by commas such as 'mlm,sop'")
         if self.optimizer is not None and not isinstance(self.optimizer, str):
             _fail("pretraining.optimizer", self.optimizer, "expected an optimizer recipe name such as 'bert'")
         if self.learning_rate is not None:
@@ -270,6 +323,11 @@ class ModelConfig:
             _fail("generator", self.generator.to_dict(),
                   f"only architecture {', '.join(map(repr, _with_generator()))} has a generator, "
                   f"not {self.architecture!r}")
+        if self.pretraining is not None and self.pretraining.objectives is not None:
+            try:
+                spec.objectives_named(self.pretraining.objectives)
+            except ValueError as error:
+                _fail("pretraining.objectives", self.pretraining.objectives, str(error))
         if spec.validate is not None:
             spec.validate(self)
 
@@ -326,8 +384,30 @@ def _yaml_problem(error: yaml.YAMLError) -> str:
     return f"{context + ': ' if context else ''}{problem}{where}"
 
 
-def load_config(name_or_path: str | Path) -> ModelConfig:
-    """Loads a shipped config by name (`"albert_base"`) or a YAML file by path."""
+def load_config(name_or_path: str | Path, vocab_size: int | None = None) -> ModelConfig:
+    """Loads a shipped config by name (`"albert_base"`) or a YAML file by path.
+
+    `vocab_size` (the tokenizer's) fills in the encoders' `vocab_size`: a shipped config's
+    (the paper's) is replaced, a file may leave it out, and a file's own value that disagrees
+    raises `ValueError` naming both.
+
+    Example:
+        >>> load_config("my_albert.yaml", vocab_size=tokenizer.vocabulary_size()).encoder.vocab_size
+        32000
+    """
+    data, source = read_config_mapping(name_or_path)
+    try:
+        data = data if data is not None else {}
+        if vocab_size is not None:
+            data = with_vocab_size(data, vocab_size, replace=source.startswith("configs/"))
+        return ModelConfig.from_dict(data)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"config {source!r}: {error}") from None
+
+
+def read_config_mapping(name_or_path: str | Path) -> tuple[Any, str]:
+    """The parsed YAML of a shipped config or a config file, and where it came from (`configs/NAME.yaml` or
+    the path); `ValueError` for an unknown name or invalid YAML, `FileNotFoundError` for a missing file."""
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
@@ -347,10 +427,28 @@ def load_config(name_or_path: str | Path) -> ModelConfig:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise ValueError(f"config {source!r} is not valid YAML: {_yaml_problem(error)}") from None
-    try:
-        return ModelConfig.from_dict(data if data is not None else {})
-    except (ValueError, TypeError) as error:
-        raise ValueError(f"config {source!r}: {error}") from None
+    return data, source
+
+
+def with_vocab_size(data: Any, vocab_size: int, replace: bool = False) -> Any:
+    """A config mapping whose encoders (and generator) have `vocab_size`, the tokenizer's.
+
+    A `vocab_size` the mapping gives is kept when it agrees, replaced when `replace` (a shipped
+    config's paper size), and otherwise raises `ValueError` naming both sizes.
+    """
+    if not isinstance(data, Mapping):
+        return data
+    data = dict(data)
+    for part in ("encoder", "generator"):
+        encoder = data.get(part)
+        if not isinstance(encoder, Mapping):
+            continue
+        given = encoder.get("vocab_size")
+        if given is not None and given != vocab_size and not replace:
+            raise ValueError(f"{part}.vocab_size is {given} but the tokenizer has {vocab_size} tokens; leave "
+                             "vocab_size out (it comes from the tokenizer) or give the tokenizer this config was made for")
+        data[part] = {**encoder, "vocab_size": vocab_size}
+    return data
 
 
 def save_config(config: ModelConfig, path: str | Path) -> None:

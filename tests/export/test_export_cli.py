@@ -76,3 +76,27 @@ def test_a_hugging_face_folder_gives_its_vocab_txt_tokenizer(assets):
     tokenizer = resolve_source(assets("minilm/vocab.txt").parent).tokenizer
     assert isinstance(tokenizer, WordPieceTokenizer) and tokenizer.vocabulary_size() == 30522
     assert tokenizer.lowercase
+
+
+def test_precision_bf16_export_serves_float32_embeddings_close_to_the_fp32_export(models, tokenizer, tmp_path, capsys):
+    import keras
+    import numpy as np
+
+    models["embedding"].save(tmp_path / "embedder.keras")
+    tokenizer.save_assets(tmp_path / "tokenizer")
+    texts = tf.constant(["Ada Lovelace wrote the first program.", "hello world"])
+    served = {}
+    try:
+        for precision in ("fp32", "bf16"):
+            args = _parse(str(tmp_path / "embedder.keras"), "--name", precision, "--output-dir", str(tmp_path / "out"),
+                          "--sequence-length", "16", "--precision", precision)
+            args.run(args)
+            signature = tf.saved_model.load(str(tmp_path / "out" / precision / "1")).signatures["serving_default"]
+            served[precision] = signature(text=texts)["embedding"]
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    assert "precision: mixed_bfloat16 (requested)" in capsys.readouterr().out
+    assert served["bf16"].dtype == tf.float32 and _parse("x", "--name", "y").precision == "fp32"
+    fp32, bf16 = served["fp32"].numpy(), served["bf16"].numpy()
+    cosine = np.sum(fp32 * bf16, -1) / np.linalg.norm(fp32, axis=-1) / np.linalg.norm(bf16, axis=-1)
+    assert not np.array_equal(fp32, bf16) and cosine.min() >= 0.999

@@ -46,3 +46,32 @@ def test_batch_sizes(loaded, batch):
     for task in ("classification", "question_answering", "fill_mask", "tagging"):
         outputs = loaded[task].signatures["serving_default"](**_inputs(task, texts))
         _check_well_formed(task, outputs, batch)
+
+
+@pytest.mark.parametrize("task, signature", [("classification", "serving_default"), ("fill_mask", "serving_default"),
+                                             ("tagging", "serving_default"), ("embedding", "preprocess"),
+                                             ("embedding", "tokenize")])
+def test_a_single_string_instead_of_a_batch_is_refused_naming_the_shape(loaded, task, signature):
+    inputs = {name: tf.constant("one text") for name in _inputs(task, ["x"])}
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"not compatible with expected shape \[\?\]"):
+        loaded[task].signatures[signature](**inputs)
+
+
+def test_a_megabyte_text_is_cut_before_tokenizing_to_what_can_reach_the_model(loaded):
+    from tfbert.data.preprocessor import CHARACTERS_PER_POSITION
+
+    words = "ünïcode words and more words, 東京 " * 40_000
+    reachable = words[:CHARACTERS_PER_POSITION * SEQUENCE_LENGTH]
+    for task in ("classification", "tagging", "embedding", "fill_mask"):
+        signature = loaded[task].signatures["serving_default"]
+        whole, cut = (signature(**_inputs(task, [text.encode()])) for text in (words, reachable))
+        for name, value in whole.items():
+            np.testing.assert_array_equal(value.numpy(), cut[name].numpy(), err_msg=f"{task} {name}")
+
+
+def test_more_masks_than_prediction_slots_is_an_error_not_a_silent_drop(loaded):
+    fill = loaded["fill_mask"].signatures["serving_default"]
+    outputs = fill(text=tf.constant(["[MASK] " * 4 + "end"]))
+    assert (outputs["mask_positions"].numpy() > 0).all()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="more mask tokens than the 4 this export predicts"):
+        fill(text=tf.constant(["[MASK] " * 5 + "end"]))

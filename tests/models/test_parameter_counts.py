@@ -22,7 +22,8 @@ STATED = {
 PAPERS = {"bert_base": 110e6, "bert_large": 340e6, "albert_base": 12e6, "albert_large": 18e6, "albert_xlarge": 60e6,
           "electra_small": 14e6, "electra_base": 110e6, "electra_large": 335e6, "spanbert_base": 110e6,
           "spanbert_large": 340e6, "roberta_base": 125e6, "roberta_large": 355e6, "xlmr_base": 270e6,
-          "xlmr_large": 550e6}
+          "xlmr_large": 550e6, "deberta_v3_xsmall": 70e6, "deberta_v3_small": 142e6, "deberta_v3_base": 184e6,
+          "deberta_v3_large": 435e6}
 HF_CLASSES = {
     "bert": ("BertConfig", "BertModel"),
     "albert": ("AlbertConfig", "AlbertModel"),
@@ -30,6 +31,7 @@ HF_CLASSES = {
     "electra": ("ElectraConfig", "ElectraModel"),
     "xlm-roberta": ("XLMRobertaConfig", "XLMRobertaModel"),
     "xlm": ("XLMConfig", "XLMModel"),
+    "deberta-v2": ("DebertaV2Config", "DebertaV2Model"),
 }
 # Real Keras builds stay under this size, so the suite stays fast; larger configs rely on the formula,
 # which these builds check term by term.

@@ -1,8 +1,9 @@
 """Each task learns through `finetune`, beating its baseline on held-out data.
 
 The constructed tasks run on the first two layers of all-MiniLM-L6-v2
-(pretrained embeddings, a third of the cost); classification on Pang & Lee
-uses the whole MiniLM and is marked slow.
+(pretrained embeddings, a third of the cost) with a token table cut to the
+pieces each test's data uses (`CompactVocabulary`); classification on Pang &
+Lee uses the whole MiniLM and is marked slow.
 """
 
 import numpy as np
@@ -20,7 +21,7 @@ from tfbert.tasks.models import MultipleChoice, SequenceClassifier, SpanExtracto
 from tfbert.tasks.question_answering import QAExample, make_features
 from tfbert.tasks.tagging import encode_tagged_words
 
-from task_fixtures import minilm_tokenizer, truncated_minilm
+from task_fixtures import CompactVocabulary, compact_encoder, minilm_tokenizer, truncated_minilm
 
 WORDS = ("house river green table music paper window garden yellow friend morning winter doctor "
          "letter bridge market silver forest dinner coffee travel summer school planet story horse "
@@ -32,19 +33,20 @@ def tokenizer(assets):
     return minilm_tokenizer(assets)
 
 
+@pytest.fixture
+def vocabulary(tokenizer):
+    return CompactVocabulary(tokenizer)
+
+
 @pytest.fixture(scope="module")
 def small_encoder_weights(assets):
     encoder = truncated_minilm(assets)
     return encoder.config, encoder.get_weights()
 
 
-def fresh_encoder(config_and_weights):
-    from tfbert.models.encoder import Encoder
-
+def fresh_encoder(config_and_weights, vocabulary):
     config, weights = config_and_weights
-    encoder = Encoder(config, name="encoder")
-    encoder.set_weights(weights)
-    return encoder
+    return compact_encoder(config, weights, vocabulary)
 
 
 @pytest.mark.slow
@@ -89,15 +91,15 @@ def number_sentences(rng, count):
     return sentences, tags
 
 
-def test_tagging_numbers_beats_tagging_everything_outside(small_encoder_weights, tokenizer, tmp_path):
+def test_tagging_numbers_beats_tagging_everything_outside(small_encoder_weights, vocabulary, tmp_path):
     rng = np.random.default_rng(1)
     train_sentences, train_tags = number_sentences(rng, 160)
     dev_sentences, dev_tags = number_sentences(rng, 60)
-    features, labels, _ = encode_tagged_words(tokenizer, train_sentences, train_tags, max_length=32)
-    dev_features, _, dev_first = encode_tagged_words(tokenizer, dev_sentences, dev_tags, max_length=32)
+    features, labels, _ = encode_tagged_words(vocabulary, train_sentences, train_tags, max_length=32)
+    dev_features, _, dev_first = encode_tagged_words(vocabulary, dev_sentences, dev_tags, max_length=32)
     result = finetune(
         lambda encoder: TokenClassifier(encoder, num_tags=3),
-        fresh_encoder(small_encoder_weights), features, labels,
+        fresh_encoder(small_encoder_weights, vocabulary), features, labels,
         tagging_evaluator(dev_features, dev_first, dev_sentences, dev_tags),
         monitor="f1", model_dir=tmp_path, epochs=3, batch_size=16, learning_rate=1e-3, seed=0,
     )
@@ -122,15 +124,15 @@ def code_examples(rng, count):
     return examples
 
 
-def test_question_answering_finds_the_pattern_across_windows(small_encoder_weights, tokenizer, tmp_path):
+def test_question_answering_finds_the_pattern_across_windows(small_encoder_weights, vocabulary, tmp_path):
     rng = np.random.default_rng(2)
     train, dev = code_examples(rng, 200), code_examples(rng, 40)
-    train_features = make_features(tokenizer, train, max_length=32, doc_stride=12)
-    dev_features = make_features(tokenizer, dev, max_length=32, doc_stride=12)
+    train_features = make_features(vocabulary, train, max_length=32, doc_stride=12)
+    dev_features = make_features(vocabulary, dev, max_length=32, doc_stride=12)
     assert len(dev_features) > len(dev)          # long contexts were cut into several windows
     evaluate = squad_evaluator(dev, dev_features, version="v1.1")
     result = finetune(
-        SpanExtractor, fresh_encoder(small_encoder_weights), train_features.inputs, train_features.labels,
+        SpanExtractor, fresh_encoder(small_encoder_weights, vocabulary), train_features.inputs, train_features.labels,
         evaluate, monitor="f1", model_dir=tmp_path, epochs=3, batch_size=16, learning_rate=1e-3, seed=0,
     )
     # Baseline: the first word of the context.
@@ -155,14 +157,14 @@ def choice_examples(rng, count, choices=4):
     return contexts, rows, np.array(answers, np.int32)
 
 
-def test_multiple_choice_picks_the_choice_sharing_a_word(small_encoder_weights, tokenizer, tmp_path):
+def test_multiple_choice_picks_the_choice_sharing_a_word(small_encoder_weights, vocabulary, tmp_path):
     rng = np.random.default_rng(3)
     train_contexts, train_choices, train_answers = choice_examples(rng, 240)
     dev_contexts, dev_choices, dev_answers = choice_examples(rng, 60)
-    features = encode_choices(tokenizer, train_contexts, train_choices, max_length=12)
-    dev_features = encode_choices(tokenizer, dev_contexts, dev_choices, max_length=12)
+    features = encode_choices(vocabulary, train_contexts, train_choices, max_length=12)
+    dev_features = encode_choices(vocabulary, dev_contexts, dev_choices, max_length=12)
     result = finetune(
-        lambda encoder: MultipleChoice(encoder, pooling="mean"), fresh_encoder(small_encoder_weights),
+        lambda encoder: MultipleChoice(encoder, pooling="mean"), fresh_encoder(small_encoder_weights, vocabulary),
         features, train_answers, multiple_choice_evaluator(dev_features, dev_answers),
         monitor="accuracy", model_dir=tmp_path, epochs=3, batch_size=16, learning_rate=5e-4, seed=0,
     )
@@ -202,7 +204,7 @@ def pair_features(tokenizer, firsts, seconds, max_length=12):
 
 
 @pytest.mark.parametrize("loss", ["multiple-negatives", pytest.param("cosine", marks=pytest.mark.slow)])
-def test_sentence_embeddings_learn_the_groups(small_encoder_weights, tokenizer, tmp_path, loss):
+def test_sentence_embeddings_learn_the_groups(small_encoder_weights, vocabulary, tmp_path, loss):
     from tfbert.tasks.evaluation import similarity_evaluator
     from tfbert.tasks.models import SiameseEmbedder
 
@@ -211,11 +213,12 @@ def test_sentence_embeddings_learn_the_groups(small_encoder_weights, tokenizer, 
     train_first, train_second, train_scores = topic_pairs(rng, 192,
                                                           same_fraction=1.0 if loss == "multiple-negatives" else 0.5)
     dev = topic_pairs(rng, 80)
-    evaluate = similarity_evaluator(pair_features(tokenizer, dev[0], dev[1]), dev[2])
-    before = evaluate(SiameseEmbedder(fresh_encoder(small_encoder_weights)))["spearman_correlation"]
+    evaluate = similarity_evaluator(pair_features(vocabulary, dev[0], dev[1]), dev[2])
+    train_features = pair_features(vocabulary, train_first, train_second)
+    before = evaluate(SiameseEmbedder(fresh_encoder(small_encoder_weights, vocabulary)))["spearman_correlation"]
     result = finetune(
         lambda encoder: SiameseEmbedder(encoder, pooling="mean", loss=loss),
-        fresh_encoder(small_encoder_weights), pair_features(tokenizer, train_first, train_second),
+        fresh_encoder(small_encoder_weights, vocabulary), train_features,
         None if loss == "multiple-negatives" else train_scores, evaluate,
         monitor="spearman_correlation", model_dir=tmp_path, epochs=3, batch_size=16, learning_rate=5e-4, seed=0,
     )

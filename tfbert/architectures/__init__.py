@@ -8,7 +8,7 @@ an architecture").
 Example:
     >>> from tfbert import architectures
     >>> architectures.names()
-    ('bert', 'albert', 'roberta', 'electra', 'spanbert', 'xlm', 'xlmr')
+    ('bert', 'albert', 'roberta', 'electra', 'spanbert', 'xlm', 'xlmr', 'deberta')
     >>> architectures.get("roberta").packing_style
     'roberta'
 """
@@ -18,7 +18,7 @@ from tfbert.architectures.registry import (for_model_class, get, model_types, na
 from tfbert.architectures.spec import ArchitectureSpec, CheckpointFormat, ExampleRecipe, HuggingFaceFormat
 
 # The built-in families, in the order `names()` lists them.
-from tfbert.architectures import bert, albert, roberta, electra, spanbert, xlm, xlmr  # noqa: E402,F401  isort: skip
+from tfbert.architectures import bert, albert, roberta, electra, spanbert, xlm, xlmr, deberta  # noqa: E402,F401  isort: skip
 
 __all__ = ["ArchitectureSpec", "CheckpointFormat", "ExampleRecipe", "HuggingFaceFormat", "for_model_class", "get",
            "model_types", "names", "register", "unregister", "with_format"]

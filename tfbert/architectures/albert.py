@@ -6,7 +6,7 @@ from typing import Any, Iterator, Mapping
 
 from tfbert.architectures.bert import (GOOGLE_BERT_ACTIVATIONS, build_mlm_pretraining_model,
                                        embedding_weights, google_bert_head_weights,
-                                       google_embedding_weights, google_pooler_weights, keras_hub_block_names,
+                                       google_embedding_weights, google_pooler_weights, pooler_classifier_weights, keras_hub_block_names,
                                        keras_hub_embedding_weights, keras_hub_pooler_weights, read_bert_fields,
                                        read_google_fields, read_keras_hub_fields, write_bert_fields,
                                        write_google_fields, write_keras_hub_fields)
@@ -148,6 +148,7 @@ SPEC = register(ArchitectureSpec(
     encoder_defaults={"sharing": "all", "embedding_size": 128},
     objectives=("mlm", "sop"),
     default_objectives=("mlm", "sop"),
+    objective_sets={"mlm": ("mlm",), "mlm,sop": ("mlm", "sop")},
     examples=ExampleRecipe("sop", masking_unit="ngram", data_label="sentence_order_labels", model_label="sop_labels"),
     pretraining_model=build_mlm_pretraining_model,
     pretraining_models=("PretrainingModel",),
@@ -160,6 +161,9 @@ SPEC = register(ArchitectureSpec(
         write_config=write_albert_config,
         encoder_weights=albert_encoder_weights,
         head_weights=albert_head_weights,
+        class_prefix="Albert",
+        pretraining_class="AlbertForPreTraining",
+        classifier_weights=pooler_classifier_weights("albert", albert_encoder_weights),
     ), "tf1": TF1Format(
         marker="bert/encoder/transformer/group_0/inner_group_0/attention_1/self/query/kernel",
         prefix="bert/",

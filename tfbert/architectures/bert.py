@@ -118,12 +118,29 @@ def bert_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Itera
     yield from pooler_weights(encoder, prefix)
 
 
-def bert_head_weights(model) -> Iterator[Assignment]:
-    """`BertForPreTraining`'s masked-LM head (`cls.predictions`) and NSP classifier (`cls.seq_relationship`)."""
+def bert_masked_lm_weights(model) -> Iterator[Assignment]:
+    """`BertForMaskedLM`'s head (`cls.predictions`, the decoder being the tied token table)."""
     yield from weights.masked_lm_head(model.get_layer("mlm_head"), "cls.predictions.transform.dense",
                                       "cls.predictions.transform.LayerNorm", "cls.predictions.bias")
+
+
+def bert_head_weights(model) -> Iterator[Assignment]:
+    """`BertForPreTraining`'s masked-LM head (`cls.predictions`) and NSP classifier (`cls.seq_relationship`)."""
+    yield from bert_masked_lm_weights(model)
     if model.pair_objective:
         yield from weights.dense(model.get_layer(f"{model.pair_objective}_head").classifier, "cls.seq_relationship")
+
+
+def pooler_classifier_weights(prefix: str, encoder_weights=bert_encoder_weights):
+    """`classifier_weights` of a family whose sequence classifier is one dense `classifier` on the pooler
+    (BERT, ALBERT); `encoder_weights` names the encoder's weights under `prefix`."""
+    def assignments(encoder, head, pooling: str) -> Iterator[Assignment]:
+        if pooling != "pooler":
+            raise ValueError(f"Hugging Face's {prefix} sequence classifier reads the pooler; this model's head reads "
+                             f"{pooling!r} pooling")
+        yield from encoder_weights(encoder, f"{prefix}.")
+        yield from weights.dense(head, "classifier")
+    return assignments
 
 
 def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head_weights=bert_head_weights,
@@ -140,7 +157,8 @@ def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head
                              head_weights=head_weights, **options)
 
 
-HUGGINGFACE = bert_layout("bert", "bert")
+HUGGINGFACE = bert_layout("bert", "bert", class_prefix="Bert", pretraining_class="BertForPreTraining",
+                          classifier_weights=pooler_classifier_weights("bert"))
 
 # Google's TF1 code: `hidden_act` names, and the tfbert activation each one is. Its BERT and ALBERT
 # `gelu` is the tanh approximation (modeling.py's `gelu`); ELECTRA's is exact.
@@ -358,6 +376,7 @@ SPEC = register(ArchitectureSpec(
     packing_style="bert",
     objectives=("mlm", "nsp"),
     default_objectives=("mlm", "nsp"),
+    objective_sets={"mlm": ("mlm",), "mlm,nsp": ("mlm", "nsp")},
     examples=ExampleRecipe("nsp", data_label="next_sentence_labels", model_label="nsp_labels"),
     pretraining_model=build_mlm_pretraining_model,
     pretraining_models=("PretrainingModel",),

@@ -72,6 +72,17 @@ def generator_head_weights(model) -> Iterator[Assignment]:
                                       "generator_predictions.LayerNorm", "generator_lm_head.bias")
 
 
+def electra_checkpoints(model) -> dict[str, tuple[EncoderConfig, str, list[Assignment]]]:
+    """An `ElectraPretrainingModel` as Hugging Face's two checkpoints: `discriminator` (`ElectraForPreTraining`)
+    and `generator` (`ElectraForMaskedLM`), each with the shared embeddings."""
+    return {
+        "discriminator": (model.config.encoder, "ElectraForPreTraining",
+                          [*electra_encoder_weights(model.discriminator, "electra."), *discriminator_head_weights(model)]),
+        "generator": (model.config.generator, "ElectraForMaskedLM",
+                      [*electra_encoder_weights(model.generator, "electra."), *generator_head_weights(model)]),
+    }
+
+
 # google-research/electra: its modeling.py's `gelu` is exact (BERT's is the tanh form).
 GOOGLE_ELECTRA_ACTIVATIONS = {"gelu": "gelu", "relu": "relu", "tanh": "tanh"}
 # util/training_utils.py `get_bert_config`: `model_size` -> hidden size and layers.
@@ -212,6 +223,7 @@ SPEC = register(ArchitectureSpec(
     generator=True,
     objectives=("mlm", "rtd"),
     default_objectives=("mlm", "rtd"),
+    objective_sets={"rtd": ("mlm", "rtd"), "mlm,rtd": ("mlm", "rtd")},
     # Consecutive segments (90% split in two at a sentence boundary), token masking.
     examples=ExampleRecipe("electra_segments"),
     pretraining_model=build_electra_pretraining_model,
@@ -226,6 +238,8 @@ SPEC = register(ArchitectureSpec(
         no_heads="an ELECTRA checkpoint holds either the generator or the discriminator; load both into one "
                  "pretraining model with load_electra(discriminator_folder, generator_folder), or pass heads=False",
         ignored_suffixes=("generator_lm_head.weight",),
+        class_prefix="Electra",
+        pretraining_checkpoints=electra_checkpoints,
     ), "tf1": TF1Format(
         marker="electra/encoder/layer_0/attention/self/query/kernel",
         prefix="electra/",

@@ -6,7 +6,7 @@ Example:
     ('bert', 'albert', 'roberta')
     >>> architectures.get("gpt")
     Traceback (most recent call last):
-    ValueError: unknown architecture 'gpt'; known: bert, albert, roberta, electra, spanbert, xlm, xlmr
+    ValueError: unknown architecture 'gpt'; known: bert, albert, roberta, electra, spanbert, xlm, xlmr, deberta
 """
 
 from __future__ import annotations

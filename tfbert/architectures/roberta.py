@@ -10,7 +10,7 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from tfbert.architectures.bert import (bert_layout, build_mlm_pretraining_model, keras_hub_layer_weights,
+from tfbert.architectures.bert import (bert_layout, build_mlm_pretraining_model, embedding_weights, keras_hub_layer_weights, layer_weights,
                                        read_bert_fields, read_keras_hub_fields, write_keras_hub_fields)
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, KerasHubFormat
@@ -30,6 +30,25 @@ def roberta_head_weights(model) -> Iterator[Assignment]:
     """`RobertaForMaskedLM`'s `lm_head` (no sentence-pair head)."""
     yield from weights.masked_lm_head(model.get_layer("mlm_head"), "lm_head.dense", "lm_head.layer_norm",
                                       "lm_head.bias")
+
+
+def roberta_classifier_weights(encoder, head, pooling: str) -> Iterator[Assignment]:
+    """`RobertaForSequenceClassification`: `classifier.dense` + tanh on the first token, then `classifier.out_proj`,
+    which is tfbert's pooler (a tanh dense on the first token) and its head; the encoder has no pooler there."""
+    if pooling != "pooler":
+        raise ValueError(f"Hugging Face's RoBERTa sequence classifier reads the first token through a tanh dense layer "
+                         f"(tfbert's pooler); this model's head reads {pooling!r} pooling")
+    yield from embedding_weights(encoder, "roberta.")
+    yield from layer_weights(encoder, "roberta.")
+    yield from weights.dense(encoder.get_layer("pooler"), "classifier.dense")
+    yield from weights.dense(head, "classifier.out_proj")
+
+
+def roberta_format(model_type: str, class_prefix: str):
+    """RoBERTa's Hugging Face layout under `model_type` and the class names `class_prefix...` (also XLM-R's)."""
+    return bert_layout(model_type, "roberta", read_roberta_config, roberta_head_weights, class_prefix=class_prefix,
+                       pretraining_class=f"{class_prefix}ForMaskedLM", pretraining_pooler=False,
+                       classifier_weights=roberta_classifier_weights)
 
 
 # keras-hub's RoBERTa-style backbones: LayerNorm epsilon 1e-5, exact GELU, positions from 0 for every token.
@@ -103,6 +122,6 @@ SPEC = register(ArchitectureSpec(
     pretraining_models=("PretrainingModel",),
     optimizer="roberta",
     export_tasks=("fill_mask",),
-    formats={"huggingface": bert_layout("roberta", "roberta", read_roberta_config, roberta_head_weights),
+    formats={"huggingface": roberta_format("roberta", "Roberta"),
              "keras_hub": keras_hub_roberta_format("RobertaBackbone")},
 ))

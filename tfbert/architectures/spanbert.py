@@ -6,7 +6,7 @@ checkpoints are BERT checkpoints (the SBO head is not in them), so Hugging Face 
 
 from __future__ import annotations
 
-from tfbert.architectures.bert import bert_layout
+from tfbert.architectures.bert import bert_layout, bert_masked_lm_weights, pooler_classifier_weights
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe
 
@@ -31,6 +31,9 @@ SPEC = register(ArchitectureSpec(
     pretraining_model=build_spanbert_pretraining_model,
     pretraining_models=("SpanBertPretrainingModel",),
     formats={"huggingface": bert_layout(
-        "bert", "bert", head_weights=None, reads=False,
+        "bert", "bert", head_weights=bert_masked_lm_weights, reads=False, class_prefix="Bert",
+        classifier_weights=pooler_classifier_weights("bert"),
+        # Written as BertForMaskedLM: the MLM head; Hugging Face has no span boundary head.
+        pretraining_class="BertForMaskedLM", pretraining_pooler=False,
         no_heads="SpanBERT's checkpoints are BERT checkpoints without the SBO head")},
 ))

@@ -98,6 +98,19 @@ class HuggingFaceFormat:
         token_embedding: the token table's name, used to find `prefix` in a state dict.
         ignored_suffixes: names a checkpoint may hold that no tfbert weight comes from
             (tied decoders), besides those every family has.
+        class_prefix: the `transformers` class names' prefix (`Bert` in `BertModel`,
+            `BertForSequenceClassification`), written to `config.json`'s `architectures`.
+        pretraining_class: the class whose checkpoints `head_weights` names (`BertForPreTraining`).
+        pretraining_pooler: whether that class has the encoder's pooler (RoBERTa's masked LM has none).
+        classifier_weights: `(encoder, head, pooling) -> assignments` of `<prefix>ForSequenceClassification`
+            for a tfbert classifier or regressor whose dense `head` reads `pooling`; `ValueError` for a
+            pooling the class does not have; None when no tfbert task model is that class.
+        class_names: task class names that are not `class_prefix` + the usual suffix, by suffix
+            (XLM: `{"ForQuestionAnswering": "XLMForQuestionAnsweringSimple"}`).
+        head_config: `(pretraining_model) -> config.json fields` its heads need (XLM's `causal`), the
+            reverse of `head_objectives`.
+        pretraining_checkpoints: `(pretraining_model) -> {subfolder: (encoder config, class, assignments)}`
+            where one pretraining model is several checkpoints (ELECTRA's generator and discriminator).
     """
 
     model_type: str
@@ -111,6 +124,17 @@ class HuggingFaceFormat:
     head_objectives: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None
     token_embedding: str = "embeddings.word_embeddings.weight"
     ignored_suffixes: tuple[str, ...] = ()
+    class_prefix: str = ""
+    pretraining_class: str = ""
+    pretraining_pooler: bool = True
+    classifier_weights: Callable[[Any, Any, str], Iterable[Assignment]] | None = None
+    pretraining_checkpoints: Callable[[Any], Mapping[str, tuple["EncoderConfig", str, Iterable[Assignment]]]] | None = None
+    head_config: Callable[[Any], Mapping[str, Any]] | None = None
+    class_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def class_name(self, suffix: str) -> str:
+        """The `transformers` class `class_prefix` + `suffix` (`ForTokenClassification`), or the family's own."""
+        return self.class_names.get(suffix, f"{self.class_prefix}{suffix}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,6 +155,10 @@ class ArchitectureSpec:
         generator: configs of this family carry a `generator` encoder (ELECTRA).
         objectives: the pretraining objectives its models can train (`mlm`, `nsp`, ...).
         default_objectives: the paper's set, what `tfbert pretrain` trains.
+        objective_sets: the sets `tfbert pretrain --objectives` may pick, by the name a user
+            writes (`mlm,sop`) to the objectives the model trains; empty: the default set alone.
+            ELECTRA's `rtd` names `("mlm", "rtd")` (its generator's MLM comes with it); XLM's
+            `tlm` names `("mlm",)` on translation pairs.
         examples: how `tfbert pretrain` makes examples for the default objectives.
         optimizer: the `tfbert.training.optimization` recipe of the paper.
         pretraining_model: `factory(config, objectives, seed, dtype)` building the
@@ -158,6 +186,7 @@ class ArchitectureSpec:
     pretraining_model: PretrainingFactory
     pretraining_models: tuple[str, ...]
     encoder_defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    objective_sets: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     validate: Callable[["ModelConfig"], None] | None = None
     generator: bool = False
     optimizer: str = "bert"
@@ -175,6 +204,10 @@ class ArchitectureSpec:
         if unknown:
             raise ValueError(f"architecture {self.name!r}: default objective {unknown[0]!r} is not among its "
                              f"objectives ({', '.join(self.objectives)})")
+        for name, chosen in self.objective_sets.items():
+            if not chosen or not set(chosen) <= set(self.objectives):
+                raise ValueError(f"architecture {self.name!r}: objective set {name!r} = {chosen} is not among its "
+                                 f"objectives ({', '.join(self.objectives)})")
 
     def with_defaults(self, encoder: Mapping[str, Any]) -> dict[str, Any]:
         """An `encoder:` mapping of a config with this family's `encoder_defaults` filled in."""
@@ -188,6 +221,25 @@ class ArchitectureSpec:
             raise ValueError(f"architecture {self.name!r} trains {', '.join(self.objectives)}; got objectives "
                              f"{', '.join(chosen) or '(none)'}")
         return chosen
+
+    def choosable_objectives(self) -> dict[str, tuple[str, ...]]:
+        """The `--objectives` names this family accepts and the objectives each one trains."""
+        return dict(self.objective_sets) or {",".join(self.default_objectives): self.default_objectives}
+
+    def objectives_named(self, names: str | Iterable[str]) -> tuple[str, ...]:
+        """The objectives `--objectives` names (`"mlm,sop"`, in any order); `ValueError` listing the valid sets.
+
+        Example:
+            >>> architectures.get("albert").objectives_named("mlm")
+            ('mlm',)
+        """
+        wanted = [name.strip() for name in (names.split(",") if isinstance(names, str) else names) if name.strip()]
+        choices = self.choosable_objectives()
+        for name, objectives in choices.items():
+            if sorted(wanted) == sorted(name.split(",")):
+                return objectives
+        raise ValueError(f"architecture {self.name!r} cannot train objectives {','.join(wanted) or '(none)'}; "
+                         f"choose one of: {' | '.join(choices)}")
 
     def build_pretraining_model(self, config: "ModelConfig", objectives: Iterable[str] | None = None,
                                 seed: int | None = None, dtype: str | None = None):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 
 from tfbert.architectures import roberta
-from tfbert.architectures.bert import bert_layout
 from tfbert.architectures.registry import register
 
 
@@ -25,8 +24,7 @@ SPEC = register(dataclasses.replace(
     tokenizer="sentencepiece",
     pretraining_model=build_xlmr_pretraining_model,
     pretraining_models=("XLMRobertaPretrainingModel",),
-    formats={"huggingface": bert_layout("xlm-roberta", "roberta", roberta.read_roberta_config,
-                                        roberta.roberta_head_weights),
+    formats={"huggingface": roberta.roberta_format("xlm-roberta", "XLMRoberta"),
              # keras-hub's XLMRobertaTokenizer shifts SentencePiece ids by one, as fairseq did.
              "keras_hub": roberta.keras_hub_roberta_format("XLMRobertaBackbone", tokenizer_ids_match=False)},
 ))

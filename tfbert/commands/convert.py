@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
@@ -10,9 +11,12 @@ from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
 def _from_huggingface(args: argparse.Namespace):
+    """The checkpoint's model, and its tokenizer where the folder holds Hugging Face tokenizer files."""
     from tfbert.convert.huggingface import load_huggingface
+    from tfbert.text.huggingface_folders import is_huggingface_tokenizer, read_huggingface_tokenizer
 
-    return load_huggingface(args.checkpoint, heads=args.heads), None
+    tokenizer = read_huggingface_tokenizer(args.checkpoint) if is_huggingface_tokenizer(args.checkpoint) else None
+    return load_huggingface(args.checkpoint, heads=args.heads), tokenizer
 
 
 def _from_tf1(args: argparse.Namespace):
@@ -34,6 +38,33 @@ def _from_keras_hub(args: argparse.Namespace):
 
 # Each source: how to read it into (model, tokenizer or None).
 SOURCES = {"huggingface": _from_huggingface, "tf1": _from_tf1, "keras-hub": _from_keras_hub}
+# Targets: a tfbert model written as another library's checkpoint.
+TO_HUGGINGFACE = "to-huggingface"
+
+
+def _to_huggingface(args: argparse.Namespace) -> None:
+    """Reads a tfbert model (`.keras`, fine-tuning model dir, pretraining run) and writes it as a Hugging Face folder."""
+    from tfbert import architectures
+    from tfbert.convert.to_huggingface import read_tfbert_source, write_huggingface
+    from tfbert.text import load_tokenizer
+
+    if args.heads or args.lowercase is not None:
+        raise CommandError("--heads, --cased and --uncased do not apply to to-huggingface: the model is written as it is")
+    try:
+        tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
+        source = read_tfbert_source(args.checkpoint, tokenizer)
+        architecture = args.architecture or source.architecture
+        if architecture is None:
+            raise ValueError(f"{args.checkpoint} does not say which architecture it is (no config.yaml or "
+                             f"preprocessor.json beside it); pass --architecture ({', '.join(architectures.names())})")
+        folders = write_huggingface(source.model, args.output, architecture, source.tokenizer, source.label_names,
+                                    source.max_length)
+    except (OSError, ValueError, ImportError) as error:
+        raise CommandError(str(error)) from None
+    for folder in folders:
+        print(f"wrote {folder}: {json.loads((folder / 'config.json').read_text())['architectures'][0]}")
+    if source.tokenizer is None:
+        print(f"no tokenizer written: none found beside {args.checkpoint}; pass --tokenizer DIR")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -41,6 +72,10 @@ def run(args: argparse.Namespace) -> None:
     import_tensorflow_quietly()
     from tfbert.convert.writing import save_converted
 
+    if args.source == TO_HUGGINGFACE:
+        return _to_huggingface(args)
+    if args.tokenizer or args.architecture:
+        raise CommandError("--tokenizer and --architecture apply to to-huggingface")
     if not args.output.endswith(".keras"):
         raise CommandError(f"--output {args.output!r} must end with .keras")
     if args.lowercase is not None and args.source != "tf1":
@@ -69,21 +104,32 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         commands, "convert", "convert a Hugging Face, Google TF1 or keras-hub checkpoint into a .keras file",
         f"Convert a checkpoint into a tfbert .keras file with the same outputs. huggingface: a folder with "
         f"config.json and model.safetensors or pytorch_model.bin (model_type "
-        f"{', '.join(architectures.model_types('huggingface'))}). tf1: a release folder of Google's original code "
+        f"{', '.join(architectures.model_types('huggingface'))}); its tokenizer files (vocab.txt, spiece.model, "
+        f"sentencepiece.bpe.model, vocab.json + merges.txt or tokenizer.json), if any, become tokenizer/. tf1: a release folder of Google's original code "
         f"({families('tf1')}: bert_config.json or albert_config.json, the checkpoint, vocab.txt or *.model); "
         f"its tokenizer is written to tokenizer/ beside the .keras file. keras-hub: a folder written by "
         f"save_to_preset ({families('keras_hub')} backbones), with its tokenizer where tfbert's gives the same ids. "
-        f"OUT and tokenizer/ appear only when complete.",
+        f"OUT and tokenizer/ appear only when complete. to-huggingface: the other way, a tfbert model "
+        f"({families('huggingface')}) written as a Hugging Face folder (config.json, model.safetensors, tokenizer "
+        f"files; a sentence embedder also as a sentence-transformers model), complete or not at all.",
         "  tfbert convert huggingface all-MiniLM-L6-v2/ -o minilm.keras\n"
         "  tfbert convert huggingface bert-base-uncased/ -o bert.keras --heads   # keep the MLM and NSP heads\n"
         "  tfbert convert tf1 uncased_L-12_H-768_A-12/ -o bert/model.keras      # + bert/tokenizer/\n"
         "  tfbert convert tf1 albert_base/ -o albert/model.keras --heads         # MLM + SOP\n"
         "  tfbert convert tf1 electra_small/ -o electra/model.keras --heads      # generator + discriminator\n"
         "  tfbert convert tf1 my_bert_run/ -o mine/model.keras --cased          # the folder name says no casing\n"
-        "  tfbert convert keras-hub bert_base_en_uncased/ -o kh_bert/model.keras\n")
-    parser.add_argument("source", choices=list(SOURCES), help="the checkpoint's origin")
-    parser.add_argument("checkpoint", help="the checkpoint folder")
-    parser.add_argument("-o", "--output", required=True, help="the .keras file to write")
+        "  tfbert convert keras-hub bert_base_en_uncased/ -o kh_bert/model.keras\n"
+        "  tfbert convert to-huggingface runs/sst2 -o hf/sst2                   # finetune model dir -> transformers\n"
+        "  tfbert convert to-huggingface runs/bert -o hf/bert                   # pretraining run -> BertModel\n"
+        "  tfbert convert to-huggingface runs/sts -o hf/sts                     # sentence embedder -> sentence-transformers\n")
+    parser.add_argument("source", choices=[*SOURCES, TO_HUGGINGFACE],
+                        help="the checkpoint's origin, or to-huggingface to write a tfbert model as a Hugging Face folder")
+    parser.add_argument("checkpoint", help="the checkpoint folder (to-huggingface: a .keras file, a finetune model dir "
+                                           "or a pretrain run folder)")
+    parser.add_argument("-o", "--output", required=True,
+                        help="the .keras file to write (to-huggingface: the folder, which must not exist)")
+    parser.add_argument("--tokenizer", help="to-huggingface: the tokenizer folder (default: the one beside the model)")
+    parser.add_argument("--architecture", help="to-huggingface: the family, where the model's folder does not say it")
     parser.add_argument("--heads", action="store_true",
                         help="keep the pretraining heads (MLM and NSP/SOP; ELECTRA's generator and discriminator)")
     casing = parser.add_mutually_exclusive_group()

@@ -15,12 +15,16 @@ import zipfile
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
+from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
 def run(args: argparse.Namespace) -> None:
     """`tfbert export`: check the arguments, then `export_saved_model` (and `export_hub_pair`)."""
     import_tensorflow_quietly()
+    import tensorflow as tf
+
+    from tfbert.distribute.precision import apply_precision, pick_precision
     from tfbert.export.saved_model import export_hub_pair, export_saved_model
     from tfbert.tasks.model_dir import model_file, read_task
 
@@ -33,13 +37,19 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
     if args.sequence_length is not None and args.sequence_length < 8:
         raise CommandError(f"--sequence-length {args.sequence_length} is too short; use 8 or more")
+    for flag, value in (("--top-k", args.top_k), ("--max-masks", args.max_masks)):
+        if value is not None and value < 1:
+            raise CommandError(f"{flag} {value}: give 1 or more")
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
     finetuned = read_task(args.source)
     labels = labels or finetuned.get("label_names")
     pair = args.pair or finetuned.get("pair", False)
-    options = {key: value for key, value in (("top_k", args.top_k), ("max_answer_length", args.max_answer_length),
+    options = {key: value for key, value in (("top_k", args.top_k), ("max_masks", args.max_masks),
+                                             ("max_answer_length", args.max_answer_length),
                                              ("doc_stride", args.doc_stride), ("max_windows", args.max_windows))
                if value is not None}
+    show_precision_choice()
+    apply_precision(pick_precision(tf.distribute.get_strategy(), args.precision).policy)   # before the model loads
     try:
         path = export_saved_model(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
                                   version=args.version, sequence_length=args.sequence_length, label_names=labels,
@@ -79,6 +89,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export.add_argument("--pair", action="store_true", help="classification/regression on text pairs (text_pair input)")
     export.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="embedding pooling of a bare encoder")
     export.add_argument("--top-k", type=int, help="fill-mask: tokens returned per mask (default 5)")
+    export.add_argument("--max-masks", type=int,
+                        help="fill-mask: mask tokens predicted per text; a text with more is an error (default 4)")
     export.add_argument("--max-answer-length", type=int, help="question answering: longest answer in pieces (default 30)")
     export.add_argument("--doc-stride", type=int,
                         help="question answering: context pieces between window starts (default sequence length / 3)")
@@ -88,5 +100,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         "input, in id order (default: the checkpoint's lang2id, else 0,1,...)")
     export.add_argument("--hub-pair", action="store_true",
                         help="also write NAME_preprocess/ and NAME_encoder/, TF Hub's preprocessing + encoder pair")
+    add_precision_argument(export, default="fp32",
+                           note="the SavedModel computes in this precision wherever it is served, so auto judges "
+                                "this machine; outputs stay float32; default fp32")
     export.set_defaults(run=run)
     return export

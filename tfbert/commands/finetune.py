@@ -8,6 +8,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +17,7 @@ import numpy as np
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
+from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 if TYPE_CHECKING:
@@ -40,10 +43,16 @@ def find_tokenizer(pretrained: Path, tokenizer: str | None) -> "Tokenizer":
         raise FinetuneInputError(f"{error}; pass --tokenizer") from None
 
 
-def _read_examples(paths, read):
-    from tfbert.tasks import TextExamples, read_text_examples
+def _read_files(paths, read) -> list:
+    from tfbert.tasks import read_text_examples
 
-    parts = [read_text_examples(path, **read) for path in paths]
+    return [(str(path), read_text_examples(path, **read)) for path in paths]
+
+
+def _joined(files):
+    from tfbert.tasks import TextExamples
+
+    parts = [examples for _, examples in files]
     if len(parts) == 1:
         return parts[0]
     pair = [part.pair_texts for part in parts]
@@ -52,8 +61,19 @@ def _read_examples(paths, read):
                         np.concatenate([part.labels for part in parts]))
 
 
-def _examples(args: argparse.Namespace):
+def _declared_classes(args: argparse.Namespace) -> int | None:
+    if args.num_classes is not None and args.label_names and args.num_classes != len(args.label_names):
+        raise FinetuneInputError(f"--num-classes {args.num_classes} but --label-names names "
+                                 f"{len(args.label_names)} classes; give one or make them agree")
+    if args.num_classes is not None and args.num_classes < 2:
+        raise FinetuneInputError(f"--num-classes {args.num_classes}: a classifier needs at least 2 classes")
+    return args.num_classes if args.num_classes is not None else len(args.label_names) if args.label_names else None
+
+
+def _examples(args: argparse.Namespace, decoder):
+    """Training and evaluation examples, whether they are scores, the metric and the class count (None: GLUE's)."""
     from tfbert.tasks import GLUE_TASKS, load_glue
+    from tfbert.tasks.label_checks import check_class_labels
 
     if args.glue:
         if args.glue not in GLUE_TASKS:
@@ -63,9 +83,13 @@ def _examples(args: argparse.Namespace):
                 task.metric, None)
     regression = args.task == "regression"
     read = {"text_columns": tuple(args.text_columns), "label_column": args.label_column, "regression": regression,
-            "label_names": args.label_names}
-    train, evaluation = _read_examples(args.train, read), _read_examples([args.eval], read)
-    return train, evaluation, regression, "spearman_correlation" if regression else "accuracy", args.label_names
+            "label_names": args.label_names, "decoder": decoder}
+    train, evaluation = _read_files(args.train, read), _read_files([args.eval], read)
+    if regression:
+        return _joined(train), _joined(evaluation), True, "spearman_correlation", None
+    classes = check_class_labels(train, evaluation, _declared_classes(args), args.label_column)
+    print(f"labels: {classes.describe()}")
+    return _joined(train), _joined(evaluation), False, "accuracy", classes.num_classes
 
 
 def _check_files(args: argparse.Namespace) -> Path:
@@ -85,18 +109,33 @@ def _check_files(args: argparse.Namespace) -> Path:
 def finetune_from_arguments(args: argparse.Namespace) -> dict:
     """Fine-tunes, keeps the best epoch in `model_dir/best.keras`, and writes the preprocessor (`preprocessor.json`,
     `tokenizer/`) and `task.json` beside it."""
-    from tfbert.tasks.pretrained import load_pretrained_preprocessor
+    from tfbert.data.text_decoding import LineDecoder
+    from tfbert.tasks.pretrained import encoder_for_tokenizer, load_pretrained_preprocessor
 
     pretrained = _check_files(args)
+    examples = None
+    if args.task != "embedding":   # the data is checked before the model is loaded
+        decoder = LineDecoder(args.encoding_errors)
+        examples = _examples(args, decoder)
+        if decoder.summary():
+            print(f"tfbert finetune: warning: {decoder.summary()}", file=sys.stderr)
     preprocessor = load_pretrained_preprocessor(pretrained, find_tokenizer(pretrained, args.tokenizer),
                                                 args.max_length)
-    if args.task == "embedding":
-        return _run_embedding(args, pretrained, preprocessor)
+    with tempfile.TemporaryDirectory() as scratch:
+        encoder = encoder_for_tokenizer(pretrained, preprocessor.tokenizer, Path(scratch))
+        if args.task == "embedding":
+            return _run_embedding(args, encoder, preprocessor)
+        return _run_classification(args, encoder, preprocessor, examples)
+
+
+def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor, examples) -> dict:
+    """Classification or regression of `args` on `examples` (`_examples`), from the encoder at `pretrained`."""
     from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
                               regression_evaluator)
     from tfbert.tasks.model_dir import write_task
 
-    train, evaluation, regression, metric, label_names = _examples(args)
+    train, evaluation, regression, metric, num_classes = examples
+    label_names = None if args.glue else args.label_names
     train_x = encode_texts(preprocessor, train.texts, train.pair_texts)
     eval_x = encode_texts(preprocessor, evaluation.texts, evaluation.pair_texts)
     pooling = args.pooling or "pooler"
@@ -105,7 +144,8 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
             return SequenceRegressor(encoder, pooling=pooling)
         evaluate = regression_evaluator(eval_x, evaluation.labels.astype("float32"))
     else:
-        num_classes = len(label_names) if label_names else int(max(np.max(train.labels), np.max(evaluation.labels))) + 1
+        if num_classes is None:   # GLUE
+            num_classes = int(max(np.max(train.labels), np.max(evaluation.labels))) + 1
         if num_classes < 2:
             raise FinetuneInputError(f"{args.train or args.glue}: labels hold a single class; need at least 2")
 
@@ -114,7 +154,7 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
         evaluate = classification_evaluator(eval_x, evaluation.labels)
     result = finetune(build, pretrained, train_x, train.labels, evaluate, monitor=metric, model_dir=args.model_dir,
                       epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
-                      learning_rate=args.learning_rate, seed=args.seed)
+                      learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
     model_dir = Path(args.model_dir)
     preprocessor.save(model_dir)
     task = {"task": "regression" if regression else "classification", "label_names": label_names,
@@ -137,7 +177,8 @@ def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor) -> 
         pooling=args.pooling or "mean", max_length=args.max_length,
         score_scale=tuple(args.score_range) if args.score_range else None, scale=args.scale, margin=args.margin,
         symmetric=args.symmetric, epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
-        learning_rate=args.learning_rate, seed=args.seed)
+        learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
+    preprocessor.save(args.model_dir)  # its architecture, for export and convert to-huggingface
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,
             "metric": "spearman_correlation"}
 
@@ -145,6 +186,7 @@ def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor) -> 
 def run(args: argparse.Namespace) -> None:
     """`tfbert finetune`: fine-tune, then print the best epoch's scores and where the model went."""
     import_tensorflow_quietly()
+    show_precision_choice()
     try:
         result = finetune_from_arguments(args)
     except (OSError, ValueError) as error:
@@ -191,7 +233,14 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "cross-encoder), or embedding (a bi-encoder, Sentence-BERT)")
     parser.add_argument("--text-columns", nargs="+", default=["sentence"], help="one column, or two for pairs")
     parser.add_argument("--label-column", default="label")
-    parser.add_argument("--label-names", nargs="+", help="class names, when labels are strings")
+    parser.add_argument("--label-names", "--labels", nargs="+",
+                        help="class names, when labels are strings; declares the classes (labels are checked)")
+    parser.add_argument("--num-classes", type=int,
+                        help="declare the number of classes: a label outside 0..N-1 is an error naming its line "
+                             "(default: inferred from the training labels, which must be 0..K-1 without gaps)")
+    parser.add_argument("--encoding-errors", choices=["strict", "replace"], default="strict",
+                        help="bytes that are not UTF-8: strict (an error naming the file and line) or replace "
+                             "(by U+FFFD, reporting how many lines changed)")
     parser.add_argument("--tokenizer", help="tokenizer folder (default: found beside --pretrained)")
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--pooling", choices=["pooler", "mean", "cls", "max"],
@@ -201,6 +250,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--learning-rate", type=float, help="peak learning rate (default 2e-5)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     parser.add_argument("--seed", type=int)
+    add_precision_argument(parser)
     _add_embedding_arguments(parser.add_argument_group("--task embedding (sentence-transformers' losses)"))
     parser.set_defaults(run=run)
     return parser

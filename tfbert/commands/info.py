@@ -1,4 +1,4 @@
-"""`tfbert info`: versions, the devices TensorFlow sees, the strategy `auto` picks, the architectures."""
+"""`tfbert info`: versions, devices, matmul peaks and the precision `auto` picks, the strategy, the architectures."""
 
 from __future__ import annotations
 
@@ -24,16 +24,38 @@ def run(args: argparse.Namespace) -> None:
     for kind in ("TPU", "GPU", "CPU"):
         devices = tf.config.list_logical_devices(kind)
         print(f"{kind}: {len(devices)} {'(' + ', '.join(d.name for d in devices) + ')' if devices else ''}".rstrip())
-    print(f"strategy auto: {describe_strategy(resolve_strategy('auto'))}")
+    strategy = resolve_strategy("auto")
+    print(f"strategy auto: {describe_strategy(strategy)}")
+    show_peaks_and_precision(strategy)
     print(f"architectures: {', '.join(architectures.names())}")
+
+
+def show_peaks_and_precision(strategy) -> None:
+    """Prints the matmul peaks (measured with TensorFlow, and JAX where installed; or stated by
+    `TFBERT_MATMUL_PEAKS`), the CPU's bfloat16 instructions and what `--precision auto` picks."""
+    from tfbert.distribute.peaks import cpu_bf16_flags, describe_cpu_bf16, measure_jax_peaks, measure_matmul_peaks
+    from tfbert.distribute.precision import PEAKS_VARIABLE, peaks_from_environment, pick_precision
+
+    stated = peaks_from_environment()
+    if stated is not None:
+        print(f"matmul peak (stated by {PEAKS_VARIABLE}, not measured): {stated.describe()}")
+    else:
+        for measured in (measure_matmul_peaks(), measure_jax_peaks()):
+            if measured is not None:
+                print(f"matmul peak ({measured.framework}, {measured.device}): {measured.describe()}")
+    print(describe_cpu_bf16(cpu_bf16_flags()))
+    choice = pick_precision(strategy, peaks=lambda: stated or measure_matmul_peaks())
+    print(f"--precision auto: {choice.policy} ({choice.reason})")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `info` subcommand to `tfbert`'s subparsers."""
     parser = add_command(
-        commands, "info", "versions, devices and the strategy 'auto' would pick",
+        commands, "info", "versions, devices, matmul peaks, and what 'auto' picks",
         "Print the versions of tfbert, TensorFlow, TF-Text and Keras, the TPUs, GPUs and CPUs TensorFlow sees, "
-        "the distribution strategy that --strategy auto picks on this machine, and the architectures tfbert knows.",
+        "the distribution strategy that --strategy auto picks on this machine, the float32 and bfloat16 matmul peaks "
+        "it measures (about 1-2 s; TensorFlow, and JAX where installed), the CPU's bfloat16 instructions, the "
+        "precision --precision auto picks, and the architectures tfbert knows.",
         "  tfbert info\n")
     parser.set_defaults(run=run)
     return parser

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -54,6 +55,10 @@ class PredictInputError(ValueError):
     """Bad arguments or input for `tfbert predict`, reported as one line."""
 
 
+# `http://host:8501/...`, `grpc://host:8500` or `host:port`: a server, which predict does not call.
+SERVER_ADDRESS = re.compile(r"^((https?|grpc)://|[\w.-]+:\d+(/|$))")
+
+
 def is_saved_model(folder: Path) -> bool:
     return (folder / "saved_model.pb").is_file() or (folder / "saved_model.pbtxt").is_file()
 
@@ -61,6 +66,11 @@ def is_saved_model(folder: Path) -> bool:
 def find_saved_model(path: str | os.PathLike) -> Path:
     """`path` if it is a SavedModel, else its highest numeric version folder (TF Serving's layout `NAME/VERSION/`)."""
     folder = Path(path)
+    if not folder.exists() and SERVER_ADDRESS.match(str(path)):
+        raise PredictInputError(
+            f"{path!r} is a TF Serving address, not a SavedModel folder: tfbert predict runs a local export "
+            "(saved_models/NAME); to query a server run python -m tfbert.export.client --model NAME "
+            "--rest-address HOST:PORT TEXT (it says 'cannot reach TF Serving at HOST:PORT' when none answers)")
     if not folder.exists():
         raise FileNotFoundError(f"SavedModel folder {str(folder)!r} does not exist")
     if not folder.is_dir():

@@ -3,43 +3,74 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import sys
 
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError
+from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
 def run(args: argparse.Namespace) -> None:
     """Loads the config, runs `tfbert.training.pretraining.pretrain` and says where the encoder went."""
     import_tensorflow_quietly()
-    from tfbert.config import load_config
+    import tensorflow as tf
+
     from tfbert.data.input_checks import check_text_files
-    from tfbert.training.pretraining import pretrain
+    from tfbert.data.text_decoding import LineDecoder
+    from tfbert.training.pretraining import check_config_argument, pretrain
+    from tfbert.training.run_assets import remove_interrupted_writes
+    from tfbert.training.write_failures import run_failure_message
 
     if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
         raise CommandError(f"--model-dir {args.model_dir!r} is a file; give a folder for checkpoints and the encoder")
+    if args.config is None and args.init_from is None:
+        raise CommandError("give --config (a shipped name, a YAML file or a Hugging Face config.json) for a model "
+                           "from scratch, or --init-from SOURCE to start from an existing model")
+    show_initialization()
+    show_precision_choice()
     try:
-        config = load_config(args.config)
-        if args.sequence_length > config.encoder.max_sequence_length:
-            raise CommandError(f"--sequence-length {args.sequence_length} is above the model's limit of "
-                               f"{config.encoder.max_sequence_length} positions (max_positions in the config); "
-                               "give a shorter --sequence-length or a config with more positions")
-        check_text_files(args.data)
+        if args.config is not None:
+            check_config_argument(args.config, args.sequence_length)
+        decoder = LineDecoder(args.encoding_errors)
+        check_text_files(args.data, decoder)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
+        data = replaced_documents(data, decoder)
         with single_writer(args.model_dir):
+            remove_interrupted_writes(args.model_dir)
             model = pretrain(
-                config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
+                args.config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
+                init_from=args.init_from, objectives=args.objectives,
                 global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,
                 max_predictions=args.max_predictions, optimizer_recipe=args.optimizer,
                 learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
                 checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution,
-                seed=args.seed, shuffle_buffer=args.shuffle_buffer,
+                precision=args.precision, seed=args.seed, shuffle_buffer=args.shuffle_buffer,
             )
-    except (OSError, ValueError) as error:
-        raise CommandError(str(error)) from None
+    except (OSError, ValueError, tf.errors.PermissionDeniedError, tf.errors.ResourceExhaustedError) as error:
+        raise CommandError(run_failure_message(error, args.model_dir)) from None
     print(f"{steps_summary(int(model.optimizer.iterations), args.steps)}; encoder in "
           f"{args.model_dir}/encoder/encoder.keras ({model.encoder.count_params():,} parameters)")
+
+
+def show_initialization() -> None:
+    """Prints what `--init-from` kept and created (`tfbert.training.initialization` logs it)."""
+    logger = logging.getLogger("tfbert.training.initialization")
+    logger.handlers = [logging.StreamHandler(sys.stdout)]   # this run's stdout, not an earlier one's
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+
+
+def replaced_documents(data, decoder):
+    """`data` as is, or with `--encoding-errors replace` and undecodable lines, its documents with U+FFFD (reported)."""
+    if not decoder.changed_lines:
+        return data
+    from tfbert.data.readers import utf8_replaced_documents
+
+    print(f"tfbert pretrain: warning: {decoder.summary()}", file=sys.stderr)
+    return utf8_replaced_documents(data)
 
 
 def single_writer(model_dir: str):
@@ -62,6 +93,14 @@ def steps_summary(optimizer_steps: int, target: int) -> str:
     return f"trained to step {optimizer_steps} of {target}"
 
 
+def objective_choices() -> str:
+    """`bert: mlm | mlm,nsp; albert: ...`: the `--objectives` each architecture accepts (from the registry)."""
+    from tfbert import architectures
+
+    return "; ".join(f"{name}: {' | '.join(architectures.get(name).choosable_objectives())}"
+                     for name in architectures.names())
+
+
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `pretrain` subcommand to `tfbert`'s subparsers."""
     from tfbert import architectures
@@ -78,9 +117,18 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "  tfbert pretrain --config albert_tiny --tokenizer vocab/ --data corpus:web --steps 1000 --model-dir runs/a\n"
         "  tfbert pretrain --config bert_base --tokenizer vocab/ --data a.txt b.txt --steps 100000 \\\n"
         "      --model-dir gs://bucket/runs/bert --strategy tpu --steps-per-execution 200\n"
-        "  tfbert pretrain --config my_model.yaml --tokenizer vocab/ --data tfds:wikipedia/20230601.en ...\n")
-    parser.add_argument("--config", required=True, help="a shipped config name (tfbert configs) or a YAML file")
-    parser.add_argument("--tokenizer", required=True, help="tokenizer folder (tfbert vocab writes one)")
+        "  tfbert pretrain --config my_model.yaml --tokenizer vocab/ --data tfds:wikipedia/20230601.en ...\n"
+        "  tfbert pretrain --init-from albert-base-v2/ --objectives mlm --data domain.txt --steps 10000 "
+        "--model-dir runs/further\n")
+    parser.add_argument("--config", help="a shipped config name (tfbert configs), a YAML file or a Hugging Face "
+                                         "config.json; vocab_size comes from the tokenizer (default: --init-from's)")
+    parser.add_argument("--tokenizer", help="tokenizer folder (tfbert vocab writes one; default: --init-from's); one "
+                                            "extending --init-from's vocabulary grows the token table")
+    parser.add_argument("--init-from", metavar="SOURCE",
+                        help="start from this model's weights: a Hugging Face folder, a .keras file, a pretraining "
+                             "run folder, a finetune model dir or a Google TF1 release folder; its heads are kept")
+    parser.add_argument("--objectives", help=f"objectives to train, among the architecture's: "
+                                             f"{objective_choices()}; default: the paper's")
     parser.add_argument("--data", required=True, nargs="+",
                         help="text files (a sentence a line, blank line between documents), corpus:web "
                              "(the bundled corpus), tfds:NAME, or for XLM tlm:SRC,TGT / mlm:A,B / clm:A,B")
@@ -100,6 +148,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--checkpoint-every", type=int, default=1000)
     parser.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
     parser.add_argument("--seed", type=int)
+    add_precision_argument(parser)
+    parser.add_argument("--encoding-errors", choices=["strict", "replace"], default="strict",
+                        help="bytes in --data text files that are not UTF-8: strict (an error naming the file and "
+                             "line) or replace (by U+FFFD, reporting how many lines changed)")
     parser.add_argument("--shuffle-buffer", type=int, default=1000,
                         help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
     parser.set_defaults(run=run)

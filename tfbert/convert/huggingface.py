@@ -109,7 +109,20 @@ def _read_pytorch_bin(path: Path) -> dict[str, np.ndarray]:
             f"{str(path)!r} is a PyTorch pickle; install torch to read it, or convert the checkpoint to "
             "model.safetensors"
         ) from None
-    state = torch.load(str(path), map_location="cpu", weights_only=True)
+    import pickle
+    import warnings
+
+    try:   # weights_only: a pickle holding anything but tensors is refused, never run
+        with warnings.catch_warnings():   # torch warns about pickle protocols before refusing a file
+            warnings.simplefilter("ignore", UserWarning)
+            state = torch.load(str(path), map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError):
+        raise ValueError(f"{path} is not a PyTorch checkpoint of plain tensors (torch.load with weights_only=True "
+                         "refused it); no other pickle is ever loaded, as it could run code: convert the checkpoint "
+                         "to model.safetensors where it was made") from None
+    if not isinstance(state, dict) or not all(isinstance(value, torch.Tensor) for value in state.values()):
+        raise ValueError(f"{path} holds {type(state).__name__}, not a state dict of tensors; give the model's "
+                         "pytorch_model.bin or model.safetensors")
     return {name: tensor.float().numpy() if tensor.is_floating_point() else tensor.numpy() for name, tensor in state.items()}
 
 
@@ -191,6 +204,11 @@ def _read_model_config(folder: Path) -> tuple[dict[str, Any], ModelConfig]:
         raise ValueError(f"{folder / 'config.json'}: required field {error} is missing") from None
     except (AttributeError, TypeError, ValueError) as error:
         raise ValueError(f"{folder / 'config.json'}: {error}") from None
+
+
+def read_folder_config(folder: str | Path) -> ModelConfig:
+    """The tfbert config of a Hugging Face checkpoint folder's `config.json` (`ValueError` naming the field at fault)."""
+    return _read_model_config(Path(folder))[1]
 
 
 def _model_with_heads(spec: ArchitectureSpec, config: ModelConfig, hf_config: Mapping[str, Any],

@@ -216,3 +216,41 @@ def copy_weights(assignments: Iterable[Assignment], tensors: Mapping[str, np.nda
         warnings.warn(f"{source} has no pooler ({', '.join(initialised)}); the pooler keeps its initial weights",
                       stacklevel=3)
     return used
+
+
+def _split_kernels(value: np.ndarray, count: int) -> list[np.ndarray]:
+    return [part.T for part in np.split(value, count, axis=1)]
+
+
+# How a PyTorch-layout assignment's function is undone: (variable value, number of names) -> one array per name.
+_PYTORCH_INVERSES: dict[Callable, Callable[[np.ndarray, int], list[np.ndarray]]] = {
+    identity: lambda value, count: [value],
+    transpose: lambda value, count: [value.T],
+    fuse_biases: lambda value, count: np.split(value, count),
+    PYTORCH.fuse_kernels: _split_kernels,
+}
+
+
+def export_weights(assignments: Iterable[Assignment], dtype: Any = None) -> dict[str, np.ndarray]:
+    """The checkpoint tensors that `assignments` (a PyTorch-layout weight-name map) read, from the variables'
+    values: the map run in reverse, so that loading the result with `copy_weights` gives the same variables.
+
+    Transposes and splits are exact, so a state dict loaded and exported again is equal bit for bit.
+    Assignments without names (tables a format lacks) are skipped. `dtype` casts floating tensors.
+
+    Example:
+        >>> export_weights(bert.bert_encoder_weights(encoder, "bert."))["bert.pooler.dense.weight"].shape
+        (768, 768)
+    """
+    tensors: dict[str, np.ndarray] = {}
+    for variable, names, fn in assignments:
+        if not names:
+            continue
+        if fn not in _PYTORCH_INVERSES:
+            raise ValueError(f"weight {variable.path}: its map ({getattr(fn, '__name__', fn)}) has no inverse for "
+                             "PyTorch checkpoints")
+        value = np.asarray(variable.numpy() if hasattr(variable, "numpy") else variable)
+        for name, part in zip(names, _PYTORCH_INVERSES[fn](value, len(names))):
+            part = np.ascontiguousarray(part)
+            tensors[name] = part.astype(dtype) if dtype is not None and part.dtype.kind == "f" else part
+    return tensors

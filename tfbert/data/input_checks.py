@@ -11,9 +11,15 @@ from __future__ import annotations
 import glob
 import os
 
+from tfbert.data.text_decoding import LineDecoder
 
-def check_text_file(path: str) -> None:
-    """Raises ValueError unless `path` is a non-empty, UTF-8, NUL-free text file with a non-blank line."""
+
+def check_text_file(path: str, decoder: LineDecoder | None = None) -> None:
+    """Raises ValueError unless `path` is a non-empty, UTF-8, NUL-free text file with a non-blank line.
+
+    `decoder` (default: strict) decides what undecodable UTF-8 does: an error, or a counted replacement.
+    """
+    decoder = decoder or LineDecoder()
     if os.path.isdir(path):
         raise ValueError(f"{path!r} is a folder; give a text file (one sentence a line)")
     has_text = False
@@ -22,17 +28,13 @@ def check_text_file(path: str) -> None:
             if b"\0" in line:
                 raise ValueError(f"{path} line {number}: contains a NUL byte; is it a binary file? "
                                  "give UTF-8 text (one sentence a line)")
-            try:
-                text = line.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise ValueError(f"{path} line {number}: not valid UTF-8 (byte {error.start + 1}); "
-                                 "convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8") from None
+            text = decoder.decode(path, number, line)
             has_text = has_text or bool(text.strip())
     if not has_text:
         raise ValueError(f"{path} is empty or has only blank lines; give a text file with one sentence a line")
 
 
-def check_text_files(paths: list[str]) -> None:
+def check_text_files(paths: list[str], decoder: LineDecoder | None = None) -> None:
     """`check_text_file` for each local plain-text file or glob match.
 
     Remote `scheme://` paths, `tfds:`/`corpus:`/XLM specs, `.gz` and TFRecord files are left to their readers.
@@ -42,4 +44,4 @@ def check_text_files(paths: list[str]) -> None:
             continue
         for path in sorted(glob.glob(pattern)) or [pattern]:
             if not path.endswith((".gz", ".tfrecord", ".tfrecords")):
-                check_text_file(path)
+                check_text_file(path, decoder)

@@ -35,6 +35,10 @@ from tfbert.text.base import Tokenizer, as_utf8
 PREPROCESSOR_FILE = "preprocessor.json"
 TOKENIZER_FOLDER = "tokenizer"
 DEFAULT_SEQUENCE_LENGTH = 128
+# Text is cut to this many characters per sequence position before tokenizing, so a 4 MB string
+# costs what a short one does. A token past the cut needs tokens averaging over 256 characters
+# (whitespace runs, runs of unknown characters), which real text does not have.
+CHARACTERS_PER_POSITION = 256
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +78,8 @@ class Preprocessor(tf.Module):
         architecture: the family the preprocessor belongs to, recorded when saved.
 
     Text longer than `sequence_length` is truncated (one text at its end, pairs longest-first);
-    invalid UTF-8 is replaced by U+FFFD by the tokenizer.
+    invalid UTF-8 is replaced by U+FFFD. Only the first `CHARACTERS_PER_POSITION * sequence_length`
+    characters of a text are tokenized (`clean`): the rest cannot reach the model.
 
     Example:
         >>> preprocessor = Preprocessor(WordPieceTokenizer("vocab.txt"), sequence_length=16)
@@ -128,9 +133,9 @@ class Preprocessor(tf.Module):
 
     def pack(self, text: tf.Tensor, text_pair: tf.Tensor | None = None) -> dict[str, tf.Tensor]:
         """Encoder inputs for one text or a pair per row."""
-        segments = [self.tokenizer.tokenize(text)]
+        segments = [self.tokenizer.tokenize(self.clean(text))]
         if text_pair is not None:
-            segments.append(self.tokenizer.tokenize(text_pair))
+            segments.append(self.tokenizer.tokenize(self.clean(text_pair)))
         return self.pack_ids(*segments)
 
     __call__ = pack
@@ -157,8 +162,14 @@ class Preprocessor(tf.Module):
         return {name: value[:, :longest] for name, value in inputs.items()}
 
     def clean(self, text: tf.Tensor) -> tf.Tensor:
-        """The strings the tokenizer's offsets point into: the input with invalid UTF-8 replaced."""
-        return as_utf8(text)
+        """The strings the tokenizer's offsets point into: the input with invalid UTF-8 replaced, cut to
+        `CHARACTERS_PER_POSITION * sequence_length` characters (the most that can reach the model, so
+        serving time and memory do not grow with megabyte inputs)."""
+        limit = CHARACTERS_PER_POSITION * self.sequence_length
+        # A character is at most 4 bytes, so the byte cut keeps the first `limit` characters whole and
+        # the UTF-8 check and repair never scan the rest of a megabyte input.
+        head = tf.strings.substr(text, 0, 4 * limit)
+        return tf.strings.substr(as_utf8(head), 0, limit, unit="UTF8_CHAR")
 
     def get_config(self) -> dict[str, Any]:
         """What `preprocessor.json` holds (the tokenizer is saved beside it)."""

@@ -111,6 +111,17 @@ def tfds_documents(
     return documents.filter(lambda document: tf.size(document) > 0)
 
 
+def utf8_replaced_documents(patterns: Sequence[str]) -> tf.data.Dataset:
+    """`text_line_documents` of the files (or glob patterns), every byte sequence that is not UTF-8 replaced
+    by U+FFFD (`--encoding-errors replace`).
+
+    >>> documents = utf8_replaced_documents(["latin1.txt"])
+    """
+    files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
+    return text_line_documents(files).map(lambda document: tf.strings.unicode_transcode(
+        document, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD))
+
+
 def _group_lines_into_documents(lines: tf.data.Dataset, max_document_sentences: int) -> tf.data.Dataset:
     """Sentence lines -> documents, ending one at each blank line (a streaming `scan`).
 

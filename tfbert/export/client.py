@@ -100,14 +100,34 @@ def post_rest(body: dict, model_name: str, address: str = "localhost:8501", time
         raise ConnectionError(f"cannot reach TF Serving at {address} ({reason.lower()})") from None
 
 
+def grpc_failure(error, address: str) -> ConnectionError:
+    """A gRPC error as one line: `cannot reach TF Serving at HOST:PORT (unavailable)`, or the server's own text."""
+    import grpc
+
+    code = error.code() if callable(getattr(error, "code", None)) else None
+    details = (error.details() if callable(getattr(error, "details", None)) else None) or str(code)
+    details = " ".join(details.split())
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        return ConnectionError(f"cannot reach TF Serving at {address} ({code.name.lower().replace('_', ' ')}: "
+                               f"{details})")
+    return ConnectionError(f"TF Serving at {address} answered {code.name if code else 'an error'}: {details}")
+
+
 def call_grpc(request, address: str = "localhost:8500", timeout: float = 30.0) -> dict:
-    """Sends a `PredictRequest` to TF Serving's gRPC port; returns `{output name: numpy array}`."""
+    """Sends a `PredictRequest` to TF Serving's gRPC port; returns `{output name: numpy array}`.
+
+    `address` is `host:port` or `grpc://host:port`. Raises ConnectionError with one line (`grpc_failure`).
+    """
     import grpc
     import tensorflow as tf
     from tensorflow_serving.apis import prediction_service_pb2_grpc
 
-    with grpc.insecure_channel(address) as channel:
-        response = prediction_service_pb2_grpc.PredictionServiceStub(channel).Predict(request, timeout)
+    address = address.removeprefix("grpc://").rstrip("/")
+    try:
+        with grpc.insecure_channel(address) as channel:
+            response = prediction_service_pb2_grpc.PredictionServiceStub(channel).Predict(request, timeout)
+    except grpc.RpcError as error:
+        raise grpc_failure(error, address) from None
     return {name: tf.make_ndarray(proto) for name, proto in response.outputs.items()}
 
 
@@ -137,13 +157,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--grpc-address", default="localhost:8500")
     args = parser.parse_args(argv)
     inputs = _parse_inputs(args)
-    if args.format == "grpc":
-        outputs = call_grpc(grpc_predict_request(inputs, args.model, args.signature), args.grpc_address)
-        answer = {name: value.tolist() for name, value in outputs.items()}
-        print(json.dumps(answer, indent=2, default=lambda v: v.decode("utf-8", "replace")))
-        return 0
-    body = (rest_instances_body if args.format == "instances" else rest_columnar_body)(inputs, args.signature)
     try:
+        if args.format == "grpc":
+            outputs = call_grpc(grpc_predict_request(inputs, args.model, args.signature), args.grpc_address)
+            answer = {name: value.tolist() for name, value in outputs.items()}
+            print(json.dumps(answer, indent=2, default=lambda v: v.decode("utf-8", "replace")))
+            return 0
+        body = (rest_instances_body if args.format == "instances" else rest_columnar_body)(inputs, args.signature)
         answer = post_rest(body, args.model, args.rest_address)
     except ConnectionError as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)

@@ -34,9 +34,15 @@ def tokenize_with_masks(tokenizer: Tokenizer, text: tf.Tensor) -> tf.RaggedTenso
 
 
 def mask_positions(token_ids: tf.Tensor, mask_id: int, max_masks: int) -> tuple[tf.Tensor, tf.Tensor]:
-    """The first `max_masks` positions of `mask_id` in each row `[batch, max_masks]` (0 where unused),
-    and which slots hold a mask (bool)."""
+    """The positions of `mask_id` in each row `[batch, max_masks]` (0 where unused), and which slots
+    hold a mask (bool). A row with more masks than `max_masks` is an error, never a silent drop."""
     is_mask = tf.equal(token_ids, mask_id)
+    too_many = tf.debugging.assert_less_equal(
+        tf.reduce_sum(tf.cast(is_mask, tf.int32), axis=1), max_masks,
+        message=f"a text holds more mask tokens than the {max_masks} this export predicts; send at most "
+                f"{max_masks} per text, or export again with --max-masks")
+    with tf.control_dependencies([too_many]):
+        is_mask = tf.identity(is_mask)
     columns = tf.broadcast_to(tf.range(tf.shape(token_ids)[1]), tf.shape(token_ids))
     found = tf.ragged.boolean_mask(columns, is_mask)[:, :max_masks]
     positions = found.to_tensor(default_value=0, shape=[None, max_masks])

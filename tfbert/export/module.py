@@ -40,6 +40,20 @@ def _strings(name: str) -> tf.TensorSpec:
     return tf.TensorSpec([None], tf.string, name=name)
 
 
+def _shape_checked(function):
+    """`function` with each input checked, when it runs, to have the shape of its signature (`[batch]`
+    strings, `[batch, choices]` ...).
+
+    A loaded signature does not check shapes (TF Serving feeds what the request holds), so a scalar
+    string would fail deep in the graph; `tf.ensure_shape` fails first, naming the expected shape.
+    """
+    def checked(*inputs, **named):
+        inputs = [tf.ensure_shape(value, value.shape) for value in inputs]
+        named = {name: tf.ensure_shape(value, value.shape) for name, value in named.items()}
+        return function(*inputs, **named)
+    return checked
+
+
 def _ids(name: str, length: int | None) -> tf.TensorSpec:
     return tf.TensorSpec([None, length], tf.int32, name=name)
 
@@ -79,12 +93,14 @@ class ServingModule(tf.Module):
             outputs = encoder(from_hub_names(inputs), training=False)
             return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
 
-        self.serve = tf.function(serve, autograph=False).get_concrete_function(
+        self.serve = tf.function(_shape_checked(serve), autograph=False).get_concrete_function(
             **{name: task.input_spec(name) for name in task.input_names})
-        self.tokenize = tf.function(tokenize, input_signature=[_strings("text")], autograph=False)
+        self.tokenize = tf.function(_shape_checked(tokenize), input_signature=[_strings("text")],
+                                    autograph=False)
         preprocess_inputs = [_strings("text")] + ([_strings("text_pair")] if pair else [])
-        self.preprocess = tf.function(preprocess, input_signature=preprocess_inputs, autograph=False)
-        self.encode = tf.function(encode, autograph=False).get_concrete_function(
+        self.preprocess = tf.function(_shape_checked(preprocess), input_signature=preprocess_inputs,
+                                      autograph=False)
+        self.encode = tf.function(_shape_checked(encode), autograph=False).get_concrete_function(
             **{name: _ids(name, length) for name in _encoder_input_names(encoder)})
 
     def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
@@ -109,12 +125,15 @@ class PreprocessingModule(tf.Module):
         super().__init__(name="tfbert_preprocessing")
         self.preprocessor = preprocessor
         hub_text = HubText(preprocessor)
-        self.preprocess = tf.function(lambda text, text_pair=None: to_hub_names(preprocessor.pack(text, text_pair)),
-                                      input_signature=[_strings("text")] + ([_strings("text_pair")] if pair else []),
-                                      autograph=False)
-        self.padded_tokenize = tf.function(preprocessor.tokenize, input_signature=[_strings("text")], autograph=False)
-        self.__call__ = tf.function(hub_text.call, input_signature=[_strings("text")], autograph=False)
-        self.tokenize = tf.function(hub_text.tokenize, input_signature=[_strings("text")], autograph=False)
+        self.preprocess = tf.function(
+            _shape_checked(lambda text, text_pair=None: to_hub_names(preprocessor.pack(text, text_pair))),
+            input_signature=[_strings("text")] + ([_strings("text_pair")] if pair else []), autograph=False)
+        self.padded_tokenize = tf.function(_shape_checked(preprocessor.tokenize),
+                                           input_signature=[_strings("text")], autograph=False)
+        self.__call__ = tf.function(_shape_checked(hub_text.call), input_signature=[_strings("text")],
+                                    autograph=False)
+        self.tokenize = tf.function(_shape_checked(hub_text.tokenize), input_signature=[_strings("text")],
+                                    autograph=False)
         self.bert_pack_inputs = tf.function(hub_text.bert_pack_inputs, autograph=False)
         for segments in hub_text.segment_specs():
             self.bert_pack_inputs.get_concrete_function(segments)

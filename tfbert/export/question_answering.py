@@ -55,7 +55,7 @@ def pack_question_windows(preprocessor: Preprocessor, question: tf.Tensor, conte
                           max_question_length: int, doc_stride: int, max_windows: int) -> WindowedQuestion:
     """The question (cut to `max_question_length` pieces) with each strided window of the context."""
     tokenizer, length, style = preprocessor.tokenizer, preprocessor.sequence_length, preprocessor.packer.style
-    question_ids = tokenizer.tokenize(question)[:, :max_question_length]
+    question_ids = tokenizer.tokenize(preprocessor.clean(question))[:, :max_question_length]
     context = preprocessor.clean(context)
     context_ids, starts, ends = tokenizer.tokenize_with_offsets(context)
     question_lengths = question_ids.row_lengths()
@@ -129,6 +129,9 @@ def best_spans(start_logits: tf.Tensor, end_logits: tf.Tensor, context_first: tf
 
 def _best_window(example: tf.Tensor, score: tf.Tensor, batch: tf.Tensor) -> tf.Tensor:
     """`[batch]`: the row of each question's best-scoring window (the earliest on a tie)."""
+    # unsorted_segment_max starts from the lowest finite float, so a question whose windows all score
+    # -inf (an empty context: no span) would match none of them.
+    score = tf.maximum(score, score.dtype.min)
     best = tf.math.unsorted_segment_max(score, example, batch)
     rows = tf.range(tf.shape(score)[0])
     return tf.math.unsorted_segment_min(tf.where(score == tf.gather(best, example), rows, tf.int32.max), example, batch)

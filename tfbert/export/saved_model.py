@@ -22,7 +22,7 @@ from tfbert.export.ops import check_servable
 from tfbert.export.sources import ExportSource, resolve_source
 from tfbert.export.tasks import (Classification, Embedding, FillMask, MultipleChoice, QuestionAnswering, Regression,
                                  ServingTask, Tagging)
-from tfbert.text import load_tokenizer
+from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
 
 METADATA_FILE = "tfbert_export.json"
@@ -61,13 +61,12 @@ def _serving_task(task: str, model: keras.Model, label_names, pair: bool, option
 
 
 def _as_tokenizer(tokenizer: Tokenizer | str | Path | None, found: Tokenizer | None) -> Tokenizer:
-    if isinstance(tokenizer, Tokenizer):
-        return tokenizer
-    if tokenizer is not None:
-        return load_tokenizer(tokenizer)
-    if found is None:
+    tokenizer = as_tokenizer(tokenizer)
+    if tokenizer is None:
+        tokenizer = found
+    if tokenizer is None:
         raise ValueError("no tokenizer found beside the model; pass tokenizer= (a folder written by save_assets)")
-    return found
+    return tokenizer
 
 
 def export_preprocessor(resolved: ExportSource, tokenizer: Tokenizer | str | Path | None = None,

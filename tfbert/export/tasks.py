@@ -31,13 +31,15 @@ from tfbert.export.offsets import byte_to_char_offsets
 
 def _call(model: keras.Model, inputs: Mapping[str, tf.Tensor], language_id: tf.Tensor | None = None
           ) -> dict[str, tf.Tensor]:
-    """The model on encoder inputs; with `language_id` (one per input row), every token gets that language."""
+    """The model's outputs on encoder inputs, floats as float32 whatever its dtype policy (the serving
+    contract); with `language_id` (one per input row), every token gets that language."""
     inputs = dict(inputs)
     if language_id is not None:
         token_ids = inputs["token_ids"]
         rows = tf.reshape(language_id, [-1] + [1] * (token_ids.shape.rank - 1))
         inputs["language_ids"] = tf.broadcast_to(rows, tf.shape(token_ids))
-    return model(inputs, training=False)
+    outputs = model(inputs, training=False)
+    return {name: tf.cast(value, tf.float32) if value.dtype.is_floating else value for name, value in outputs.items()}
 
 
 def language_ids(language: tf.Tensor, names: Sequence[str]) -> tf.Tensor:
@@ -260,7 +262,8 @@ class FillMask(ServingTask):
 
     def serve(self, model, preprocessor, inputs):
         tokenizer = preprocessor.tokenizer
-        encoder_inputs = preprocessor.pack_ids(fill_mask.tokenize_with_masks(tokenizer, inputs["text"]))
+        ids = fill_mask.tokenize_with_masks(tokenizer, preprocessor.clean(inputs["text"]))
+        encoder_inputs = preprocessor.pack_ids(ids)
         positions, used = fill_mask.mask_positions(encoder_inputs["token_ids"], tokenizer.mask_id, self.max_masks)
         mlm_logits = _call(model, {**encoder_inputs, "masked_positions": positions},
                            self.language_id(inputs))["mlm_logits"]

@@ -166,10 +166,7 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
                 "makes the paper's"
             )
         policy = kwargs.pop("dtype", None)
-        discriminator = Encoder(config.encoder, dtype=policy, name="discriminator")
-        generator = Encoder(
-            config.generator, embeddings=discriminator.get_layer("embeddings"), dtype=policy, name="generator"
-        )
+        discriminator, generator = self.build_encoders(config, policy)
         inputs = dict(discriminator.input)
         inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")
         encoder_inputs = {name: inputs[name] for name in discriminator.input}
@@ -178,7 +175,7 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         generated = generator.encode_at_positions(encoder_inputs, inputs["masked_positions"])
         # ELECTRA's generator head uses GELU whatever the encoder's activation (Google's and Hugging Face's).
         generator_head = MaskedLMHead.for_encoder(
-            discriminator.token_embedding, config.generator, activation="gelu", dtype=policy, name="generator_head"
+            generator.token_embedding, config.generator, activation="gelu", dtype=policy, name="generator_head"
         )
         mlm_logits = generator_head(generated["sequence_output"])
         sampled = GumbelSampler(seed, name="sampler")(mlm_logits)
@@ -205,6 +202,15 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         self.record_dtype_policy(policy)
         self.track_objectives(("mlm", "rtd"), loss_weights={"rtd": rtd_weight})
         self._ratios = {name: RatioMetric(name=name) for name in ("rtd_precision", "rtd_recall")}
+
+    @staticmethod
+    def build_encoders(config: ModelConfig, policy) -> tuple[Encoder, Encoder]:
+        """The discriminator and the generator; ELECTRA's generator uses the discriminator's embedding layer."""
+        discriminator = Encoder(config.encoder, dtype=policy, name="discriminator")
+        generator = Encoder(
+            config.generator, embeddings=discriminator.get_layer("embeddings"), dtype=policy, name="generator"
+        )
+        return discriminator, generator
 
     @property
     def encoder(self) -> Encoder:

@@ -49,7 +49,11 @@ class TextEmbeddings(keras.layers.Layer):
     `0 .. length - 1`. Explicit `position_ids` (XLM's TLM, whose positions
     restart at the second sentence) replace the computed positions. Segment
     embeddings exist when `type_vocab_size > 0` and language embeddings when
-    `num_languages > 0` (XLM).
+    `num_languages > 0` (XLM). `absolute_positions=False` leaves out the position
+    table (rotary and relative positions enter in the attention instead).
+    `token_embedding` replaces the layer's own token table by a given one (DeBERTa's
+    discriminator reads the generator's through a `DisentangledTokenEmbedding`); it is not
+    part of `get_config`, so the model that passes it rebuilds it.
 
     Example:
         >>> embeddings = TextEmbeddings(vocab_size=30522, embedding_size=768)
@@ -67,9 +71,12 @@ class TextEmbeddings(keras.layers.Layer):
         layer_norm_epsilon: float = 1e-12,
         dropout_rate: float = 0.1,
         initializer_range: float = 0.02,
+        absolute_positions: bool = True,
+        token_embedding: TokenEmbedding | None = None,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        self.absolute_positions = absolute_positions
         self.vocab_size = vocab_size
         self.embedding_size = embedding_size
         self.max_positions = max_positions
@@ -81,11 +88,15 @@ class TextEmbeddings(keras.layers.Layer):
         self.initializer_range = initializer_range
         init = truncated_normal(initializer_range)
         policy = self.dtype_policy
-        self.token_embedding = TokenEmbedding(
+        self.token_embedding = token_embedding if token_embedding is not None else TokenEmbedding(
             vocab_size, embedding_size, embeddings_initializer=init, dtype=policy, name="token_embedding"
         )
-        self.position_embedding = keras.layers.Embedding(
-            max_positions, embedding_size, embeddings_initializer=init, dtype=policy, name="position_embedding"
+        self.position_embedding = (
+            keras.layers.Embedding(
+                max_positions, embedding_size, embeddings_initializer=init, dtype=policy, name="position_embedding"
+            )
+            if absolute_positions
+            else None
         )
         self.segment_embedding = (
             keras.layers.Embedding(
@@ -106,7 +117,8 @@ class TextEmbeddings(keras.layers.Layer):
 
     def build(self, token_ids_shape, *args, **kwargs):
         self.token_embedding.build(token_ids_shape)
-        self.position_embedding.build(token_ids_shape)
+        if self.position_embedding is not None:
+            self.position_embedding.build(token_ids_shape)
         if self.segment_embedding is not None:
             self.segment_embedding.build(token_ids_shape)
         if self.language_embedding is not None:
@@ -123,9 +135,10 @@ class TextEmbeddings(keras.layers.Layer):
 
     def call(self, token_ids, segment_ids=None, padding_mask=None, language_ids=None, position_ids=None, training=None):
         vectors = self.token_embedding(token_ids)
-        if position_ids is None:
-            position_ids = self.positions(token_ids, padding_mask)
-        vectors = vectors + self.position_embedding(position_ids)
+        if self.position_embedding is not None:
+            if position_ids is None:
+                position_ids = self.positions(token_ids, padding_mask)
+            vectors = vectors + self.position_embedding(position_ids)
         if self.segment_embedding is not None:
             vectors = vectors + self.segment_embedding(segment_ids)
         if self.language_embedding is not None:
@@ -147,5 +160,6 @@ class TextEmbeddings(keras.layers.Layer):
             layer_norm_epsilon=self.layer_norm_epsilon,
             dropout_rate=self.dropout_rate,
             initializer_range=self.initializer_range,
+            absolute_positions=self.absolute_positions,
         )
         return config

@@ -12,6 +12,7 @@ from tfbert.models.attention import SelfAttention, attention_bias
 from tfbert.models.embeddings import TextEmbeddings, TokenEmbedding
 from tfbert.models.feedforward import FeedForward
 from tfbert.models.initializers import truncated_normal
+from tfbert.models.relative import RelativePositions
 
 INPUT_NAMES = ("token_ids", "segment_ids", "padding_mask")
 
@@ -28,39 +29,117 @@ def _component_name(config: EncoderConfig, kind: str, layer: int, inner: int) ->
     return f"group{config.group_of_layer(layer)}_inner{inner}_{kind}"
 
 
-def _run_layers(config, embeddings, projection, block, inputs, causal, last_layer_positions=None) -> list:
+def _run_layers(config, stem, block, inputs, causal, last_layer_positions=None) -> list:
     """Embeds `inputs` and runs every transformer layer; returns each layer's output.
 
-    `block(layer, inner)` gives the attention and feed-forward sub-layers to use. With
-    `last_layer_positions`, the last layer's output is computed at those positions only.
+    `stem` maps `embeddings`, `projection`, `relative` and `final_norm` to the encoder's layers
+    outside the blocks (None where the config has none); `block(layer, inner)` gives the
+    attention and feed-forward sub-layers to use. With `last_layer_positions`, the last layer's
+    output is computed at those positions only.
     """
-    hidden = embeddings(
+    hidden = stem["embeddings"](
         inputs["token_ids"],
         inputs["segment_ids"] if config.type_vocab_size else None,
         inputs["padding_mask"],
         inputs.get("language_ids"),
         inputs.get("position_ids"),
     )
-    if projection is not None:
-        hidden = projection(hidden)
+    if stem["projection"] is not None:
+        hidden = stem["projection"](hidden)
     bias = attention_bias(inputs["padding_mask"], causal=causal)
+    relative = {}
+    if stem["relative"] is not None:
+        relative["relative_table"], relative["relative_index"] = stem["relative"](hidden)
     layer_outputs = []
     for layer in range(config.num_layers):
         for inner in range(config.inner_group_num):
             attention, feed_forward = block(layer, inner)
             last_block = layer == config.num_layers - 1 and inner == config.inner_group_num - 1
             if last_layer_positions is not None and last_block:
-                hidden = attention(hidden, bias, query_positions=last_layer_positions)
+                hidden = attention(hidden, bias, query_positions=last_layer_positions, **relative)
             else:
-                hidden = attention(hidden, bias)
+                hidden = attention(hidden, bias, **relative)
             hidden = feed_forward(hidden)
         layer_outputs.append(hidden)
+    if stem["final_norm"] is not None:
+        layer_outputs[-1] = stem["final_norm"](layer_outputs[-1])
     return layer_outputs
+
+
+def text_embeddings(config: EncoderConfig, policy=None, token_embedding: TokenEmbedding | None = None) -> TextEmbeddings:
+    """The embedding layer `config` describes (`token_embedding`: use this token table instead of a new one)."""
+    return TextEmbeddings(
+        vocab_size=config.vocab_size,
+        embedding_size=config.embedding_size,
+        max_positions=config.max_positions,
+        type_vocab_size=config.type_vocab_size,
+        num_languages=config.num_languages,
+        position_offset=config.position_offset,
+        layer_norm_epsilon=config.layer_norm_epsilon,
+        dropout_rate=config.dropout_rate,
+        initializer_range=config.initializer_range,
+        absolute_positions=config.positions == "absolute",
+        token_embedding=token_embedding,
+        dtype=policy,
+        name="embeddings",
+    )
+
+
+def _stem(config: EncoderConfig, embeddings: TextEmbeddings | None, policy) -> dict[str, Any]:
+    """The encoder's layers outside the transformer blocks, as `_run_layers` reads them."""
+    init = truncated_normal(config.initializer_range)
+    if embeddings is None:
+        embeddings = text_embeddings(config, policy)
+    stem = {"embeddings": embeddings, "projection": None, "relative": None, "final_norm": None}
+    if config.embedding_size != config.hidden_size:
+        stem["projection"] = keras.layers.Dense(
+            config.hidden_size, kernel_initializer=init, dtype=policy, name="embedding_projection"
+        )
+    if config.positions == "relative":
+        stem["relative"] = RelativePositions(
+            config.hidden_size, config.relative_span, config.max_relative_distance, config.position_buckets,
+            layer_norm_epsilon=config.layer_norm_epsilon, initializer_range=config.initializer_range,
+            dtype=policy, name="relative_positions",
+        )
+    if config.norm_first:
+        stem["final_norm"] = keras.layers.LayerNormalization(
+            epsilon=config.layer_norm_epsilon, dtype=policy, name="final_layer_norm"
+        )
+    return stem
+
+
+def _sub_layer(config: EncoderConfig, kind: str, name: str, policy) -> keras.layers.Layer:
+    """A new attention (`kind` `attention`) or feed-forward (`ffn`) sub-layer as `config` describes it."""
+    common = dict(
+        dropout_rate=config.dropout_rate,
+        layer_norm_epsilon=config.layer_norm_epsilon,
+        initializer_range=config.initializer_range,
+        norm_first=config.norm_first,
+        dtype=policy,
+        name=name,
+    )
+    if kind == "attention":
+        return SelfAttention(
+            config.hidden_size,
+            config.num_heads,
+            attention_dropout_rate=config.attention_dropout_rate,
+            positions=config.positions,
+            rotary_base=config.rotary_base,
+            share_attention_key=config.share_attention_key,
+            **common,
+        )
+    return FeedForward(
+        config.hidden_size,
+        config.intermediate_size,
+        activation=config.activation,
+        gated=config.feed_forward == "gated",
+        **common,
+    )
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
 class Encoder(keras.Model):
-    """A post-LayerNorm transformer encoder built from an `EncoderConfig`.
+    """A transformer encoder built from an `EncoderConfig` (post-LN BERT blocks by default).
 
     Inputs are a dict of int32 tensors `[batch, length]`: `token_ids`,
     `segment_ids`, `padding_mask` (1 for real tokens), `language_ids` when the
@@ -75,7 +154,9 @@ class Encoder(keras.Model):
     `config` describes.
 
     The sharing strategy decides which blocks reuse weights; shared sub-layers
-    are the same Keras layer object, so they are the same variables.
+    are the same Keras layer object, so they are the same variables. The block
+    options (`norm_first`, `feed_forward`, `positions`) are the config's; a pre-LN
+    encoder ends with `final_layer_norm`, a relative one holds `relative_positions`.
 
     Example:
         >>> encoder = build_encoder(load_config("bert_base").encoder)
@@ -98,58 +179,19 @@ class Encoder(keras.Model):
         names += ("position_ids",) if config.position_ids_input else ()
         inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in names}
 
-        if embeddings is None:
-            embeddings = TextEmbeddings(
-                vocab_size=config.vocab_size,
-                embedding_size=config.embedding_size,
-                max_positions=config.max_positions,
-                type_vocab_size=config.type_vocab_size,
-                num_languages=config.num_languages,
-                position_offset=config.position_offset,
-                layer_norm_epsilon=config.layer_norm_epsilon,
-                dropout_rate=config.dropout_rate,
-                initializer_range=config.initializer_range,
-                dtype=policy,
-                name="embeddings",
-            )
-        projection = None
-        if config.embedding_size != config.hidden_size:
-            projection = keras.layers.Dense(
-                config.hidden_size, kernel_initializer=init, dtype=policy, name="embedding_projection"
-            )
+        stem = _stem(config, embeddings, policy)
         components: dict[str, keras.layers.Layer] = {}
 
-        def component(kind: str, layer: int, inner: int) -> keras.layers.Layer:
-            name = _component_name(config, kind, layer, inner)
-            if name not in components:
-                if kind == "attention":
-                    components[name] = SelfAttention(
-                        config.hidden_size,
-                        config.num_heads,
-                        dropout_rate=config.dropout_rate,
-                        attention_dropout_rate=config.attention_dropout_rate,
-                        layer_norm_epsilon=config.layer_norm_epsilon,
-                        initializer_range=config.initializer_range,
-                        dtype=policy,
-                        name=name,
-                    )
-                else:
-                    components[name] = FeedForward(
-                        config.hidden_size,
-                        config.intermediate_size,
-                        activation=config.activation,
-                        dropout_rate=config.dropout_rate,
-                        layer_norm_epsilon=config.layer_norm_epsilon,
-                        initializer_range=config.initializer_range,
-                        dtype=policy,
-                        name=name,
-                    )
-            return components[name]
-
         def block(layer: int, inner: int) -> tuple[keras.layers.Layer, keras.layers.Layer]:
-            return component("attention", layer, inner), component("ffn", layer, inner)
+            pair = []
+            for kind in ("attention", "ffn"):
+                name = _component_name(config, kind, layer, inner)
+                if name not in components:
+                    components[name] = _sub_layer(config, kind, name, policy)
+                pair.append(components[name])
+            return pair[0], pair[1]
 
-        layer_outputs = _run_layers(config, embeddings, projection, block, inputs, causal)
+        layer_outputs = _run_layers(config, stem, block, inputs, causal)
         hidden = layer_outputs[-1]
         pooled = hidden[:, 0, :]
         if config.pooler:
@@ -165,7 +207,7 @@ class Encoder(keras.Model):
         self.config = config
         self.causal = causal
         self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
-        self.token_embedding: TokenEmbedding = embeddings.token_embedding
+        self.token_embedding: TokenEmbedding = stem["embeddings"].token_embedding
 
     def block(self, layer: int, inner: int = 0) -> tuple[SelfAttention, FeedForward]:
         """The attention and feed-forward sub-layers of transformer layer `layer`."""
@@ -173,6 +215,13 @@ class Encoder(keras.Model):
             self.get_layer(_component_name(self.config, "attention", layer, inner)),
             self.get_layer(_component_name(self.config, "ffn", layer, inner)),
         )
+
+    def stem(self) -> dict[str, Any]:
+        """The layers outside the blocks: `embeddings`, `projection`, `relative`, `final_norm` (None: absent)."""
+        names = {"embeddings": "embeddings", "projection": "embedding_projection", "relative": "relative_positions",
+                 "final_norm": "final_layer_norm"}
+        present = {layer.name for layer in self.layers}
+        return {key: self.get_layer(name) if name in present else None for key, name in names.items()}
 
     def encode_at_positions(self, inputs: Mapping[str, Any], positions) -> dict[str, Any]:
         """The last layer's output only at `positions` `[batch, count]`, and the pooled output.
@@ -189,10 +238,7 @@ class Encoder(keras.Model):
         if self.causal:
             raise ValueError("encode_at_positions needs a bidirectional encoder; this one is causal")
         with_first = ops.concatenate([ops.zeros_like(positions[:, :1]), positions], axis=1)
-        projection = self.get_layer("embedding_projection") if self.config.embedding_size != self.config.hidden_size else None
-        selected = _run_layers(
-            self.config, self.get_layer("embeddings"), projection, self.block, inputs, False, with_first
-        )[-1]
+        selected = _run_layers(self.config, self.stem(), self.block, inputs, False, with_first)[-1]
         pooled = selected[:, 0, :]
         if self.config.pooler:
             pooled = self.get_layer("pooler")(pooled)

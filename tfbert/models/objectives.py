@@ -98,11 +98,21 @@ class WeightedObjectives:
 
     def save_encoder(self, directory: str) -> str:
         """Writes the encoder that fine-tuning and export use (`self.encoder`) to `directory/encoder.keras`."""
-        if "://" not in directory:
-            os.makedirs(directory, exist_ok=True)
         path = f"{directory.rstrip('/')}/encoder.keras"
-        self.encoder.save(path)
+        encoder = self.encoder_to_save()
+        if "://" in directory:
+            encoder.save(path)
+            return path
+        os.makedirs(directory, exist_ok=True)
+        # Written under a temporary name and renamed: a kill while saving leaves the previous file whole.
+        temporary = os.path.join(directory, f".tfbert-tmp-{os.getpid()}-encoder.keras")
+        encoder.save(temporary)
+        os.replace(temporary, path)
         return path
+
+    def encoder_to_save(self):
+        """The stand-alone encoder `save_encoder` writes: `self.encoder` (DeBERTa's RTD model merges its tables)."""
+        return self.encoder
 
     def record_dtype_policy(self, policy) -> None:
         """Keeps the `dtype` argument for `get_config`: None (the global policy when loaded) stays None."""

@@ -19,6 +19,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfbert.distribute.precision import apply_precision, choose_precision
 from tfbert.distribute.strategy import resolve_strategy
 from tfbert.models.encoder import Encoder
 from tfbert.tasks.evaluation import Evaluator
@@ -100,6 +101,7 @@ def finetune(
     weight_decay: float | None = None,
     epsilon: float | None = None,
     jit_compile: bool = False,
+    precision: str = "auto",
     seed: int | None = None,
     verbose: int = 0,
     callbacks: list[keras.callbacks.Callback] | None = None,
@@ -125,6 +127,9 @@ def finetune(
             where gradients are tiny, as in distillation).
         jit_compile: XLA for the training step (worth it on accelerators; on
             CPUs compiling costs more than short runs gain).
+        precision: `"auto"` (bfloat16 where the hardware runs it faster, see
+            `tfbert.distribute.pick_precision`), `"fp32"`, `"bf16"` or a Keras
+            dtype policy name; set globally before the model is built.
 
     Example:
         >>> result = finetune(lambda encoder: SequenceClassifier(encoder, 2), "all-MiniLM-L6-v2/",
@@ -143,6 +148,7 @@ def finetune(
     if steps_per_epoch == 0:
         raise ValueError(f"{examples} training examples do not fill one batch of {batch_size}")
     total_steps = epochs * steps_per_epoch
+    apply_precision(choose_precision(strategy, precision))
     with strategy.scope():
         model = model_fn(load_pretrained_encoder(pretrained))
         optimizer = create_optimizer("finetune", total_steps, learning_rate=learning_rate,

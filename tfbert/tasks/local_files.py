@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from tfbert.data.text_decoding import LineDecoder
+
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl"}
 
 
@@ -42,13 +44,20 @@ def file_format(path: str | Path, format: str | None = None) -> str:
     return FORMATS[suffix]
 
 
-def read_records(path: str | Path, required: Sequence[str], format: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """`(line number, record)` for every record, each checked to have the `required` columns."""
+def read_records(path: str | Path, required: Sequence[str], format: str | None = None,
+                 decoder: LineDecoder | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`(line number, record)` for every record, each checked to have the `required` columns.
+
+    Lines are decoded by `decoder` (default strict: bytes that are not UTF-8 are an error naming the line).
+    """
     path = Path(path)
+    if path.is_dir():
+        raise DataFileError(path, "is a folder; give a CSV, TSV or JSON Lines file")
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such data file")
     kind = file_format(path, format)
-    with path.open(encoding="utf-8", newline="") as handle:
+    with path.open("rb") as raw:
+        handle = (decoder or LineDecoder()).lines(path, raw)
         if kind == "jsonl":
             yield from json_line_records(path, handle, required)
         else:
@@ -77,7 +86,7 @@ def _delimited(path: Path, handle, required: Sequence[str], delimiter: str) -> I
     # QUOTE_NONE for TSV: GLUE's TSV files contain unbalanced quotes inside sentences.
     reader = csv.reader(handle, delimiter=delimiter, quoting=csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL)
     header = next(reader, None)
-    if header is None:
+    if not header or header == [""]:
         raise DataFileError(path, "the file is empty; expected a header line", 1)
     for column in required:
         if column not in header:

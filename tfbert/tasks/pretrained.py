@@ -72,33 +72,19 @@ def _load_remote_encoder(url: str) -> Encoder:
     raise FileNotFoundError(f"{url}: expected a .keras file, or a folder with encoder.keras or encoder/encoder.keras")
 
 
-def _is_tfbert_tokenizer(folder: Path) -> bool:
-    """Whether `folder` holds a tokenizer saved by tfbert (its tokenizer_config.json names the class)."""
-    config = folder / "tokenizer_config.json"
-    if not config.is_file():
-        return False
-    try:
-        return "class" in json.loads(config.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, TypeError):
-        return False
-
-
 def find_pretrained_tokenizer(source: str | Path) -> "Tokenizer | None":
     """`load_pretrained_tokenizer(source)`, or None where no tokenizer goes with `source`."""
-    from tfbert.text import WordPieceTokenizer, load_tokenizer
+    from tfbert.text import load_tokenizer
+    from tfbert.text.huggingface_folders import is_huggingface_tokenizer
+    from tfbert.text.loading import is_tfbert_tokenizer
 
     path = Path(source)
     folder = path if path.is_dir() else path.parent
     for candidate in (folder, folder / "tokenizer", folder.parent / "tokenizer", folder.parent.parent / "tokenizer"):
-        if _is_tfbert_tokenizer(candidate):
+        if is_tfbert_tokenizer(candidate):
             return load_tokenizer(candidate)
-    if (folder / "vocab.txt").is_file():
-        settings = folder / "tokenizer_config.json"
-        try:
-            lowercase = json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True) if settings.is_file() else True
-        except (json.JSONDecodeError, AttributeError):
-            lowercase = True
-        return WordPieceTokenizer(folder / "vocab.txt", lowercase=bool(lowercase))
+    if is_huggingface_tokenizer(folder):
+        return load_tokenizer(folder)
     return None
 
 
@@ -108,8 +94,8 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
     `source` may be a tokenizer folder (written by `save_assets`, `tfbert vocab` or
     `train_sentencepiece`); a pretraining run's `model_dir` (its `tokenizer/`), a folder
     or `.keras` file inside one (e.g. `encoder/`, a fine-tuning run with `tokenizer/`
-    beside `best.keras`); or a Hugging Face BERT-style folder (`vocab.txt`, lower-cased
-    as its `tokenizer_config.json` says).
+    beside `best.keras`); or a Hugging Face tokenizer folder of any kind (`vocab.txt`,
+    `spiece.model`, `sentencepiece.bpe.model`, `vocab.json` + `merges.txt`, `tokenizer.json`).
 
     Example:
         >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased
@@ -123,7 +109,7 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
         folder = path if path.is_dir() else path.parent
         raise FileNotFoundError(
             f"no tokenizer found for {path}: expected a tfbert tokenizer folder (tokenizer_config.json naming its "
-            f"class) at {folder} or {folder / 'tokenizer'}, or a Hugging Face vocab.txt in {folder}")
+            f"class) at {folder} or {folder / 'tokenizer'}, or Hugging Face tokenizer files in {folder}")
     return tokenizer
 
 
@@ -188,3 +174,30 @@ def load_pretrained_preprocessor(source: str | Path, tokenizer: "Tokenizer | Non
         return Preprocessor.for_architecture(architecture, tokenizer, length)
     style = encoder_packing_style(load_pretrained_encoder(source).config.position_offset)
     return Preprocessor(tokenizer, length, style)
+
+
+def encoder_for_tokenizer(source: str | Path, tokenizer: "Tokenizer", scratch: Path) -> Path:
+    """`source` itself, or, when `tokenizer` extends the vocabulary of the tokenizer that goes with `source`
+    (`tfbert vocab add`), `scratch/encoder.keras`: `source`'s encoder with its token table grown, each new row
+    the mean of the rows of the pieces the word split into before (`tfbert.models.resize.grow_rows`).
+
+    Raises `ValueError` naming both sizes for a tokenizer that is smaller than `source`'s or changes its ids.
+
+    Example:
+        >>> encoder_for_tokenizer("runs/albert_tiny", load_tokenizer("vocab_with_words/"), Path(tmp))
+        PosixPath('/tmp/.../encoder.keras')
+    """
+    from tfbert.models.resize import resize_token_embeddings
+    from tfbert.text.vocabulary_growth import check_extension, old_pieces_of_added_tokens
+
+    old = find_pretrained_tokenizer(source)
+    if old is None or old.vocabulary_size() == tokenizer.vocabulary_size():
+        return Path(source)
+    check_extension(old, tokenizer, str(source))
+    encoder = load_pretrained_encoder(source)
+    if encoder.config.vocab_size != old.vocabulary_size():
+        raise ValueError(f"{source}: its tokenizer has {old.vocabulary_size()} tokens but its token table "
+                         f"{encoder.config.vocab_size} rows; cannot tell which rows the added tokens follow")
+    grown = resize_token_embeddings(encoder, tokenizer.vocabulary_size(), old_pieces_of_added_tokens(old, tokenizer))
+    grown.save(scratch / "encoder.keras")
+    return scratch / "encoder.keras"

@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from tfbert.data.text_decoding import LineDecoder
 from tfbert.tasks.local_files import DataFileError, read_records
 
 
@@ -46,11 +47,15 @@ GLUE_TASKS = {
 
 @dataclasses.dataclass
 class TextExamples:
-    """Texts, optional pair texts and labels (int classes or float scores; -1 on unlabelled GLUE test sets)."""
+    """Texts, optional pair texts and labels (int classes or float scores; -1 on unlabelled GLUE test sets).
+
+    `lines`: each example's line in its file (read from a local file), for errors that name the line.
+    """
 
     texts: list[str]
     pair_texts: list[str] | None
     labels: np.ndarray
+    lines: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -110,22 +115,25 @@ def read_text_examples(
     regression: bool = False,
     label_names: Sequence[str] | None = None,
     format: str | None = None,
+    decoder: LineDecoder | None = None,
 ) -> TextExamples:
     """Texts (one or two columns) and labels from a CSV, TSV or JSON Lines file.
 
     Labels are class ids, class names from `label_names`, or numbers with
-    `regression=True`. Raises `DataFileError` naming the file, line and column.
+    `regression=True`. Raises `DataFileError` naming the file, line and column. `decoder`
+    (default strict) decides what bytes that are not UTF-8 do (`LineDecoder`).
     """
     if not 1 <= len(text_columns) <= 2:
         raise ValueError(f"text_columns must name one or two columns, got {list(text_columns)}")
     path = Path(path)
     texts: list[list[str]] = [[] for _ in text_columns]
-    labels = []
-    for line, record in read_records(path, [*text_columns, label_column], format):
+    labels, lines = [], []
+    for line, record in read_records(path, [*text_columns, label_column], format, decoder):
+        lines.append(line)
         for values, column in zip(texts, text_columns):
             if not isinstance(record[column], str):
                 raise DataFileError(path, f"expected text, got {type(record[column]).__name__}", line, column)
             values.append(record[column])
         labels.append(_parse_label(record[label_column], path, line, label_column, regression, label_names))
     return TextExamples(texts[0], texts[1] if len(texts) > 1 else None,
-                        np.asarray(labels, np.float32 if regression else np.int32))
+                        np.asarray(labels, np.float32 if regression else np.int32), lines)

@@ -3,6 +3,7 @@
 from tfbert.text.byte_pair_tokenizer import BytePairTokenizer
 from tfbert.text.loading import load_tokenizer
 from tfbert.text.sentencepiece_tokenizer import SentencePieceTokenizer
+from tfbert.text.vocab_insertion import insert_words
 from tfbert.text.vocab_training import add_tokens, train_byte_bpe, train_sentencepiece, train_wordpiece
 from tfbert.text.wordpiece_tokenizer import WordPieceTokenizer
 
@@ -11,6 +12,7 @@ __all__ = [
     "SentencePieceTokenizer",
     "WordPieceTokenizer",
     "add_tokens",
+    "insert_words",
     "load_tokenizer",
     "train_byte_bpe",
     "train_sentencepiece",

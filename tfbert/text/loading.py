@@ -1,4 +1,4 @@
-"""Loading whichever tokenizer a directory written by `save_assets` holds."""
+"""Loading whichever tokenizer a directory holds: one `save_assets` wrote, or a Hugging Face tokenizer folder."""
 
 from __future__ import annotations
 
@@ -8,19 +8,40 @@ from pathlib import Path
 from tfbert.text._files import PathLike, existing_file
 from tfbert.text.base import Tokenizer
 from tfbert.text.byte_pair_tokenizer import BytePairTokenizer
+from tfbert.text.huggingface_folders import is_huggingface_tokenizer, read_huggingface_tokenizer
 from tfbert.text.sentencepiece_tokenizer import SentencePieceTokenizer
 from tfbert.text.wordpiece_tokenizer import WordPieceTokenizer
 
 _CLASSES = {cls.__name__: cls for cls in (WordPieceTokenizer, SentencePieceTokenizer, BytePairTokenizer)}
 
 
+def is_tfbert_tokenizer(directory: PathLike) -> bool:
+    """Whether `directory` holds a tokenizer `save_assets` wrote (its tokenizer_config.json names the class)."""
+    config_path = Path(directory) / "tokenizer_config.json"
+    try:
+        return "class" in json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError):
+        return False
+
+
+def as_tokenizer(tokenizer: Tokenizer | PathLike | None) -> Tokenizer | None:
+    """`tokenizer` itself, the tokenizer saved in that folder (`load_tokenizer`), or None for None."""
+    if tokenizer is None or isinstance(tokenizer, Tokenizer):
+        return tokenizer
+    return load_tokenizer(tokenizer)
+
+
 def load_tokenizer(directory: PathLike) -> Tokenizer:
-    """The tokenizer saved in `directory`, chosen by its tokenizer_config.json.
+    """The tokenizer saved in `directory`: one `save_assets` wrote (chosen by its tokenizer_config.json), or
+    a Hugging Face tokenizer folder of any kind (`tfbert.text.huggingface_folders`) with the same ids.
 
     Example:
         >>> tokenizer.save_assets("/tmp/tok")
         >>> load_tokenizer("/tmp/tok").tokenize(["Hello"])
+        >>> load_tokenizer("xlm-roberta-base/")     # sentencepiece.bpe.model, fairseq's ids
     """
+    if not is_tfbert_tokenizer(directory) and is_huggingface_tokenizer(directory):
+        return read_huggingface_tokenizer(directory)
     config_path = existing_file(Path(directory) / "tokenizer_config.json", "tokenizer config")
     try:
         name = json.loads(config_path.read_text(encoding="utf-8"))["class"]

@@ -96,7 +96,9 @@ def _per_string(fn, strings: tf.Tensor):
 class SentencePieceTokenizer(Tokenizer):
     """SentencePiece model (BPE or unigram) as a `tf.Module`; the model proto is a graph constant.
 
-    `lowercase=True` lowercases the input first, as ALBERT does. Special tokens are looked up in the
+    `lowercase=True` lowercases the input first, as ALBERT does; `strip_accents=True` first decomposes
+    it (NFKD) and drops the accents (`Mn`), as Hugging Face's `AlbertTokenizer` without `keep_accents`
+    (which also turns Hangul syllables into jamo). Special tokens are looked up in the
     model: `[CLS]`/`[SEP]`/`[MASK]` when present (ALBERT), else `<s>`/`</s>`/`<mask>` (XLM-R style);
     pass `special_tokens={"mask": "<mask>", ...}` to choose others, or None to drop a role.
 
@@ -120,6 +122,7 @@ class SentencePieceTokenizer(Tokenizer):
         special_tokens: Mapping[str, str | None] | None = None,
         name: str | None = None,
         exact: bool = True,
+        strip_accents: bool = False,
     ):
         self._proto, processor = _load_model(model_file)
         tokens = [processor.IdToPiece(index) for index in range(processor.GetPieceSize())]
@@ -129,6 +132,7 @@ class SentencePieceTokenizer(Tokenizer):
         specials.update(special_tokens or {})
         super().__init__(tokens, specials, name=name)
         self.lowercase = lowercase
+        self.strip_accents = strip_accents
         self._sentencepiece = tf_text.SentencepieceTokenizer(model=self._proto, out_type=tf.int32)
         self._sentencepiece._model_resource = _SharedSentencepieceModel(self._proto)
         self.exact = exact
@@ -147,6 +151,8 @@ class SentencePieceTokenizer(Tokenizer):
 
     def _prepare(self, strings: tf.Tensor) -> tf.Tensor:
         strings = as_utf8(strings)
+        if self.strip_accents:
+            strings = tf.strings.regex_replace(tf_text.normalize_utf8(strings, "NFKD"), r"\p{Mn}", "")
         return tf.strings.lower(strings, encoding="utf-8") if self.lowercase else strings
 
     def tokenize(self, strings) -> tf.RaggedTensor:
@@ -168,6 +174,10 @@ class SentencePieceTokenizer(Tokenizer):
             ids, starts, ends = _per_string(lambda rows: self._exact.ids_with_offsets(rows, handle), prepared)
         return ids, tf.cast(starts, tf.int64), tf.cast(ends, tf.int64)
 
+    def model_proto(self) -> bytes:
+        """The serialized SentencePiece model (`sentencepiece_model_pb2.ModelProto`)."""
+        return self._proto
+
     def detokenize(self, ids) -> tf.Tensor:
         """Decodes ids to text, as `sentencepiece` decodes them."""
         return self._sentencepiece.detokenize(ids)
@@ -180,6 +190,7 @@ class SentencePieceTokenizer(Tokenizer):
         config = {
             "class": "SentencePieceTokenizer",
             "lowercase": self.lowercase,
+            "strip_accents": self.strip_accents,
             "exact": self.exact,
             "special_tokens": self.special_tokens,
         }
@@ -195,4 +206,5 @@ class SentencePieceTokenizer(Tokenizer):
             lowercase=config.get("lowercase", False),
             special_tokens=roles_in_config(config),
             exact=config.get("exact", True),
+            strip_accents=config.get("strip_accents", False),
         )

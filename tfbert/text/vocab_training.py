@@ -10,7 +10,8 @@ batches; it is read as a stream of lines (batches of 1024), never loaded whole.
   sentencepiece trains GPT-2-style byte-level BPE (and Hugging Face `tokenizers` is not a
   dependency): pieces come from `BytePairTokenizer`'s in-graph GPT-2 split, then the most
   frequent adjacent pair is merged repeatedly, with incremental pair counts.
-- `add_tokens`: appends tokens to a WordPiece or byte-level BPE vocabulary, keeping old ids.
+- `add_tokens`: appends tokens to a WordPiece or byte-level BPE vocabulary, keeping old ids
+  (`tfbert.text.vocab_insertion.insert_words` adds words so that text produces them, SentencePiece too).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import collections
 import io
 import json
 import os
+import re
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence, Union
 
@@ -40,6 +42,7 @@ ALBERT_CONTROL_TOKENS = ("[CLS]", "[SEP]", "[MASK]")
 ROBERTA_LEADING_TOKENS = ("<s>", "<pad>", "</s>", "<unk>")
 ROBERTA_TRAILING_TOKENS = ("<mask>",)
 _BATCH = 1024
+_WORDPIECE_SLACK = 1.05
 
 
 def _line_batches(corpus: Corpus) -> tf.data.Dataset:
@@ -66,6 +69,55 @@ def _write_lines(path: Path, lines: Iterable[str]) -> Path:
     return path
 
 
+def _wordpiece_at(words: list[tuple[str, int]], threshold: int, params) -> list[str]:
+    return wordpiece_tokenizer_learner_lib.learn_with_thresh(words, threshold, params)
+
+
+def learn_exact_wordpiece(
+    counts: collections.Counter[str], vocab_size: int, reserved_tokens: Sequence[str], min_count: int = 2
+) -> list[str]:
+    """A WordPiece vocabulary of exactly `vocab_size` tokens, or ValueError saying why not.
+
+    TF-Text's `learn` binary-searches a count threshold and returns whatever size the last threshold
+    gave (4,211 tokens for 4,000 asked). This searches the highest threshold whose vocabulary has at
+    least `vocab_size` tokens, then keeps the reserved tokens, every character and `##` character
+    (so every word still tokenizes) and the most frequent of the other pieces, in the learner's order.
+    """
+    params = wordpiece_tokenizer_learner_lib.Params(
+        upper_thresh=None, lower_thresh=min_count, num_iterations=4, max_input_tokens=int(5e6),
+        max_token_length=wordpiece_tokenizer.MAX_CHARS_PER_WORD, max_unique_chars=1000, vocab_size=vocab_size,
+        slack_ratio=0.0, include_joiner_token=True, joiner="##", reserved_tokens=list(reserved_tokens))
+    all_counts = wordpiece_tokenizer_learner_lib.get_input_words(counts.items(), params.reserved_tokens, params.max_token_length)
+    allowed = wordpiece_tokenizer_learner_lib.get_allowed_chars(all_counts, params.max_unique_chars)
+    words = wordpiece_tokenizer_learner_lib.filter_input_words(all_counts, allowed, params.max_input_tokens)
+    if not words:
+        raise ValueError("the corpus has no words to learn a WordPiece vocabulary from")
+    low, high = min_count, max(count for _, count in words)
+    largest = _wordpiece_at(words, low, params)
+    if len(largest) < vocab_size:
+        raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {len(largest):,} WordPiece tokens "
+                         f"(pieces seen at least {min_count} times); give a size up to {len(largest):,} or more text")
+    best = largest
+    while low < high:  # the vocabulary shrinks as the threshold grows
+        middle = (low + high + 1) // 2
+        vocabulary = _wordpiece_at(words, middle, params)
+        if len(vocabulary) >= vocab_size:
+            low, best = middle, vocabulary
+            if len(vocabulary) <= vocab_size * _WORDPIECE_SLACK:
+                break
+        else:
+            high = middle - 1
+    characters = {token.removeprefix("##") for token in best if len(token.removeprefix("##")) == 1}
+    required = set(reserved_tokens) | characters | {"##" + character for character in characters}
+    if len(required & set(best)) > vocab_size:
+        raise ValueError(f"vocab size {vocab_size} is smaller than the {len(required & set(best)):,} reserved and "
+                         "single-character tokens this corpus needs")
+    spare = vocab_size - len(required & set(best))
+    kept = {token for token in best if token not in required}
+    kept = set([token for token in best if token in kept][:spare])
+    return [token for token in best if token in required or token in kept]
+
+
 def train_wordpiece(
     corpus: Corpus,
     vocab_size: int,
@@ -80,12 +132,11 @@ def train_wordpiece(
         >>> tokenizer = train_wordpiece("botchan.txt", vocab_size=2000, output_dir="/tmp/wp")
     """
     counts: collections.Counter[str] = collections.Counter()
-    split = tf.function(lambda batch: wordpiece_tokenizer.split_words_with_offsets(as_utf8(batch), lowercase)[1].flat_values)
+    split = tf.function(lambda batch: wordpiece_tokenizer.split_words_with_offsets(
+        as_utf8(batch), lowercase, keep_hangul=True)[1].flat_values)
     for batch in _line_batches(corpus):
         counts.update(word.decode("utf-8") for word in split(batch).numpy() if word)
-    vocabulary = wordpiece_tokenizer_learner_lib.learn(
-        counts.items(), vocab_size, list(reserved_tokens), lower_thresh=min_count, max_token_length=wordpiece_tokenizer.MAX_CHARS_PER_WORD
-    )
+    vocabulary = learn_exact_wordpiece(counts, vocab_size, reserved_tokens, min_count)
     tokenizer = WordPieceTokenizer(vocabulary, lowercase=lowercase)
     tokenizer.save_assets(output_dir)
     return tokenizer
@@ -114,19 +165,26 @@ def train_sentencepiece(
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     proto = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=sentences,
-        model_writer=proto,
-        vocab_size=vocab_size,
-        model_type=model_type,
-        character_coverage=character_coverage,
-        pad_id=0,
-        unk_id=1,
-        bos_id=-1,
-        eos_id=-1,
-        control_symbols=list(control_tokens),
-        minloglevel=2,
-    )
+    try:
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=sentences,
+            model_writer=proto,
+            vocab_size=vocab_size,
+            model_type=model_type,
+            character_coverage=character_coverage,
+            pad_id=0,
+            unk_id=1,
+            bos_id=-1,
+            eos_id=-1,
+            control_symbols=list(control_tokens),
+            minloglevel=2,
+        )
+    except RuntimeError as error:
+        most = re.search(r"Vocabulary size too high \(\d+\)\. Please set it to a value <= (\d+)", str(error))
+        if most is None:
+            raise
+        raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {int(most.group(1)):,} SentencePiece "
+                         f"pieces; give a size up to {int(most.group(1)):,} or more text") from None
     (output / model).write_bytes(proto.getvalue())
     tokenizer = SentencePieceTokenizer(output / model, lowercase=lowercase)
     tokenizer.save_assets(output)
@@ -198,6 +256,9 @@ def train_byte_bpe(
     if vocab_size < fixed:
         raise ValueError(f"vocab_size {vocab_size} is smaller than the {fixed} special and byte tokens")
     merges = learn_byte_merges(_count_pieces(corpus), vocab_size - fixed, min_count)
+    if len(merges) < vocab_size - fixed:
+        raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {fixed + len(merges):,} byte-level BPE "
+                         f"tokens (pairs seen at least {min_count} times); give a size up to {fixed + len(merges):,} or more text")
     spell = lambda raw: "".join(byte_pair_tokenizer.byte_alphabet()[b] for b in raw)  # noqa: E731
     tokens = list(leading_tokens) + [spell(bytes([b])) for b in range(256)]
     tokens += [spell(left + right) for left, right in merges] + list(trailing_tokens)
@@ -224,7 +285,8 @@ def add_tokens(vocabulary: Tokenizer | PathLike, new_tokens: Sequence[str], outp
         name = wordpiece_tokenizer.VOCAB_FILE if isinstance(vocabulary, WordPieceTokenizer) else byte_pair_tokenizer.VOCAB_FILE
         return add_tokens(Path(output_dir) / name, new_tokens)
     if isinstance(vocabulary, Tokenizer):
-        raise ValueError(f"add_tokens supports WordPiece and byte-level BPE vocabularies, not {type(vocabulary).__name__}")
+        raise ValueError(f"add_tokens supports WordPiece and byte-level BPE vocabularies, not {type(vocabulary).__name__}; "
+                         "insert_words (tfbert vocab add) adds words to any of the three")
     source = Path(vocabulary)
     target = source if output_dir is None else Path(output_dir) / source.name
     if source.suffix == ".json":

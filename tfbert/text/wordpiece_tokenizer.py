@@ -11,6 +11,7 @@ of TF-Text (`FastWordpieceTokenizer`). Strings free of the characters where the 
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -45,26 +46,52 @@ _DROPPED = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\p{Cf}\p{Co}\x{FFFD}]"
 _FAST_PATH_MAX_RUN = MAX_CHARS_PER_WORD // 4 + 1
 
 
+def resolve_keep_hangul(tokens: Sequence[str], lowercase: bool, keep_hangul: bool | None) -> bool:
+    """Whether lowercasing keeps Hangul syllables. None (auto): yes, unless the vocabulary holds
+    conjoining jamo, the sign it was trained on NFD text as BERT's uncased vocabularies were (Hugging
+    Face's uncased normalizer decomposes Hangul). False with lowercasing and a vocabulary without jamo
+    warns, naming the fix."""
+    first, last = _CONJOINING_JAMO
+    syllable_vocabulary = not any(first <= ord(char) <= last for token in tokens for char in token)
+    if keep_hangul is None:
+        return syllable_vocabulary
+    if lowercase and not keep_hangul and syllable_vocabulary:
+        warnings.warn(
+            "WordPieceTokenizer: lowercase with keep_hangul=False strips accents after NFD, which breaks every "
+            "Hangul syllable into jamo; pass keep_hangul=True (\"keep_hangul\": true in tokenizer_config.json) "
+            "to keep the syllables", stacklevel=3)
+    return keep_hangul
+
+
 def _character_class(ranges) -> str:
     return "".join(f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}" for first, last in ranges)
+
+# NFD splits each Hangul syllable into conjoining jamo (letters, not accents, so stripping keeps them).
+_HANGUL_SYLLABLES = (0xAC00, 0xD7A3)
+_CONJOINING_JAMO = (0x1100, 0x11FF)
+_HAS_CONJOINING_JAMO = r"(?s).*[\x{1100}-\x{11FF}].*"
 
 DEFAULT_SPECIAL_TOKENS = {"cls": "[CLS]", "sep": "[SEP]", "pad": "[PAD]", "mask": "[MASK]", "unk": "[UNK]"}
 
 
-def bert_normalize(text: tf.Tensor, lowercase: bool) -> tf.Tensor:
+def bert_normalize(text: tf.Tensor, lowercase: bool, keep_hangul: bool = False) -> tf.Tensor:
     """BERT's normalization of strings or words: drop controls, and when lowercasing strip accents
-    (NFD, drop Mn) and lowercase character by character."""
+    (NFD, drop Mn) and lowercase character by character. `keep_hangul` composes the Hangul syllables
+    NFD split into jamo again (NFC, on strings holding conjoining jamo only)."""
     words = tf.strings.regex_replace(text, _DROPPED, "")
     if lowercase:
         words = tf_text.normalize_utf8(words, "NFD")
         words = tf.strings.regex_replace(words, r"\p{Mn}", "")
+        if keep_hangul:
+            jamo = tf.strings.regex_full_match(words, _HAS_CONJOINING_JAMO)
+            words = tf.where(jamo, tf_text.normalize_utf8(words, "NFC"), words)
         # BERT lowercases character by character: a final capital sigma becomes σ, not ς.
         words = tf.strings.regex_replace(words, "Σ", "σ")
         words = tf.strings.lower(words, encoding="utf-8")
     return words
 
 
-def split_words_with_offsets(strings: tf.Tensor, lowercase: bool):
+def split_words_with_offsets(strings: tf.Tensor, lowercase: bool, keep_hangul: bool = False):
     """BERT's basic tokenizer on valid UTF-8 strings [batch].
 
     Returns (words, normalized words, start and end byte offsets), each a RaggedTensor [batch, words].
@@ -73,7 +100,7 @@ def split_words_with_offsets(strings: tf.Tensor, lowercase: bool):
     # regex_split stops at NUL bytes; \x01 is dropped by the cleaning just like NUL.
     searchable = tf.strings.regex_replace(strings, "\x00", "\x01")
     words, starts, ends = tf_text.regex_split_with_offsets(searchable, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
-    return words, words.with_flat_values(bert_normalize(words.flat_values, lowercase)), starts, ends
+    return words, words.with_flat_values(bert_normalize(words.flat_values, lowercase, keep_hangul)), starts, ends
 
 
 
@@ -83,6 +110,8 @@ class WordPieceTokenizer(Tokenizer):
     Gives the ids of Hugging Face `tokenizers` with BertNormalizer(clean_text, handle_chinese_chars,
     strip_accents=lowercase, lowercase) + BertPreTokenizer + WordPiece(max 100 chars per word).
     Special-token strings in the input (`"[SEP]"`) are tokenized as text, never as special ids.
+    Lowercasing keeps Hangul syllables whole (`keep_hangul`, see `resolve_keep_hangul`) unless the
+    vocabulary was trained on decomposed Hangul.
 
     Example:
         >>> tokenizer = WordPieceTokenizer("vocab.txt")
@@ -98,6 +127,7 @@ class WordPieceTokenizer(Tokenizer):
         lowercase: bool = True,
         special_tokens: Mapping[str, str | None] | None = None,
         name: str | None = None,
+        keep_hangul: bool | None = None,
     ):
         if isinstance(vocab_file, (list, tuple)):
             tokens, source = list(vocab_file), "WordPiece vocabulary list"
@@ -113,6 +143,7 @@ class WordPieceTokenizer(Tokenizer):
             raise ValueError(f"{source} lacks the unknown token {specials.get('unk')!r}")
         super().__init__(tokens, specials, name=name)
         self.lowercase = lowercase
+        self.keep_hangul = resolve_keep_hangul(tokens, lowercase, keep_hangul)
         unknown = specials["unk"]
         self._words_to_pieces = tf_text.FastWordpieceTokenizer(
             vocab=tokens,
@@ -121,7 +152,10 @@ class WordPieceTokenizer(Tokenizer):
             no_pretokenization=True,
             max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
         )
-        unsafe = _character_class(UNSAFE_WHEN_LOWERCASING if lowercase else UNSAFE_WHEN_CASED)
+        unsafe_ranges = list(UNSAFE_WHEN_LOWERCASING if lowercase else UNSAFE_WHEN_CASED)
+        if lowercase and self.keep_hangul:  # TF-Text's fast normalizer decomposes Hangul
+            unsafe_ranges += [_HANGUL_SYLLABLES, _CONJOINING_JAMO]
+        unsafe = _character_class(unsafe_ranges)
         self._fast_path_text = f"[^{unsafe}]*"
         self._long_run = f"(?s).*[^{_WHITESPACE}{_PUNCTUATION}{_CJK}]{{{_FAST_PATH_MAX_RUN}}}.*"
         self._fast_normalizer = tf_text.FastBertNormalizer(lower_case_nfd_strip_accents=lowercase)
@@ -145,10 +179,10 @@ class WordPieceTokenizer(Tokenizer):
         strings = as_utf8(strings)
         if not with_offsets:
             # Without offsets, normalize whole strings and split afterwards: BERT's own order, fewer op calls.
-            normalized = bert_normalize(strings, self.lowercase)
+            normalized = bert_normalize(strings, self.lowercase, self.keep_hangul)
             words = tf_text.regex_split(normalized, _WORD_BOUNDARY, _WORD_ON_ITS_OWN)
             return (words.with_flat_values(self._word_pieces(words, False)).merge_dims(1, 2),)
-        words, normalized, word_starts, word_ends = split_words_with_offsets(strings, self.lowercase)
+        words, normalized, word_starts, word_ends = split_words_with_offsets(strings, self.lowercase, self.keep_hangul)
         pieces, piece_starts, piece_ends = self._word_pieces(normalized, True)
         normalized = normalized.flat_values
         # Offsets inside a word are exact when normalization kept its bytes; otherwise each piece spans the word.
@@ -213,7 +247,8 @@ class WordPieceTokenizer(Tokenizer):
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         (directory / VOCAB_FILE).write_text("".join(token + "\n" for token in self._tokens), encoding="utf-8")
-        config = {"class": "WordPieceTokenizer", "lowercase": self.lowercase, "special_tokens": self.special_tokens}
+        config = {"class": "WordPieceTokenizer", "lowercase": self.lowercase, "keep_hangul": self.keep_hangul,
+                  "special_tokens": self.special_tokens}
         (directory / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
 
     @classmethod
@@ -222,4 +257,5 @@ class WordPieceTokenizer(Tokenizer):
         directory = Path(directory)
         config_path = directory / CONFIG_FILE
         config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
-        return cls(directory / VOCAB_FILE, lowercase=config.get("lowercase", True), special_tokens=roles_in_config(config))
+        return cls(directory / VOCAB_FILE, lowercase=config.get("lowercase", True), special_tokens=roles_in_config(config),
+                   keep_hangul=config.get("keep_hangul"))

@@ -165,7 +165,8 @@ def train(
             `steps` and `checkpoint_every` must be multiples of it.
         checkpoint_every: steps between checkpoints (one `fit` epoch).
         jit_compile: `True`, `False` or `"auto"` (see `resolve_jit_compile`).
-        precision: `"auto"` (see `choose_precision`) or a Keras policy name.
+        precision: `"auto"` (see `pick_precision`, which logs its choice and why), `"fp32"`,
+            `"bf16"` or a Keras policy name.
         log_every: steps between progress lines and TensorBoard batch summaries.
         verbose: `"auto"` (Keras' progress bar on a terminal, `StepLogger`
             lines otherwise), 0, 1 or 2.

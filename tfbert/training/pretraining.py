@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import tempfile
 from pathlib import Path
@@ -32,16 +33,17 @@ import tensorflow as tf
 
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
-from tfbert.config import ModelConfig, load_config, save_config
+from tfbert.config import ModelConfig, PretrainingDefaults, load_config, read_config_mapping, save_config
 from tfbert.data import pretraining_dataset, text_line_documents, tfds_documents, tfrecord_documents
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
 from tfbert.data.input_checks import check_text_files
 from tfbert.data.masking import mask_dataset
 from tfbert.data.preprocessor import MaskingSettings, Preprocessor
 from tfbert.data.pretraining import shuffled
-from tfbert.text import load_tokenizer
+from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
 from tfbert.training.driver import train
+from tfbert.training.initialization import InitSource, added_token_pieces, initialize_from, read_source
 from tfbert.training.optimization import create_optimizer
 
 logger = logging.getLogger(__name__)
@@ -54,12 +56,18 @@ def architecture_of(config: ModelConfig) -> ArchitectureSpec:
     return architectures.get(config.architecture)
 
 
-def split_inputs_and_labels(batch: dict[str, tf.Tensor], config: ModelConfig) -> tuple[dict, dict]:
-    """A `tfbert.data` batch as the `(inputs, labels)` pair that `PretrainingModel.fit` takes."""
-    recipe = architecture_of(config).examples
+def split_inputs_and_labels(batch: dict[str, tf.Tensor], config: ModelConfig,
+                            objectives: Sequence[str] | None = None) -> tuple[dict, dict]:
+    """A `tfbert.data` batch as the `(inputs, labels)` pair that `PretrainingModel.fit` takes.
+
+    The sentence-pair label is left out when `objectives` (default: the architecture's) do not train it.
+    """
+    spec = architecture_of(config)
+    recipe = spec.examples
     inputs = {name: batch[name] for name in MODEL_INPUTS + recipe.extra_inputs}
     labels = {"masked_ids": batch["masked_ids"], "masked_weights": batch["masked_weights"]}
-    if recipe.data_label:
+    trained = spec.default_objectives if objectives is None else objectives
+    if recipe.data_label and recipe.model_label.removesuffix("_labels") in trained:
         labels[recipe.model_label] = batch[recipe.data_label]
     return inputs, labels
 
@@ -109,11 +117,13 @@ def pretraining_examples(
     max_predictions: int = 20,
     seed: int | None = None,
     shuffle_buffer: int = 1000,
+    objectives: Sequence[str] | None = None,
 ) -> tf.data.Dataset:
     """`(inputs, labels)` batches for `config`'s architecture, masked anew on every pass.
 
     Examples are shuffled with a buffer of `shuffle_buffer` before batching (0: document
-    order; see `pretraining_dataset`).
+    order; see `pretraining_dataset`). `objectives` (default: the architecture's) decide
+    whether the sentence-pair label comes along (ALBERT with `("mlm",)` has none).
     """
     spec = architecture_of(config)
     recipe = spec.examples
@@ -124,7 +134,7 @@ def pretraining_examples(
     examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective,
                                    packer=preprocessor.packer, masker=preprocessor.masker, batch_size=batch_size,
                                    seed=seed, shuffle_buffer=shuffle_buffer)
-    return examples.map(lambda batch: split_inputs_and_labels(batch, config)).prefetch(tf.data.AUTOTUNE)
+    return examples.map(lambda batch: split_inputs_and_labels(batch, config, objectives)).prefetch(tf.data.AUTOTUNE)
 
 
 def pretraining_preprocessor(config: ModelConfig, tokenizer: Tokenizer, sequence_length: int = 128,
@@ -255,13 +265,15 @@ def optimizer_settings(
 
 
 def pretrain(
-    config: str | ModelConfig,
+    config: str | ModelConfig | None = None,
     *,
-    tokenizer: str | Path | Tokenizer,
+    tokenizer: str | Path | Tokenizer | None = None,
     data: str | Sequence[str] | tf.data.Dataset,
     model_dir: str,
     steps: int,
     global_batch_size: int,
+    init_from: str | Path | None = None,
+    objectives: str | Sequence[str] | None = None,
     strategy: str | tf.distribute.Strategy = "auto",
     sequence_length: int = 128,
     max_predictions: int = 20,
@@ -271,6 +283,7 @@ def pretrain(
     checkpoint_every: int = 1000,
     steps_per_execution: int = 1,
     jit_compile: bool | str = "auto",
+    precision: str = "auto",
     seed: int | None = None,
     shuffle_buffer: int = 1000,
     verbose: str | int = "auto",
@@ -285,36 +298,173 @@ def pretrain(
     (`xlm_examples`). Files may be in a bucket (`gs://`). Documents, then examples, are shuffled
     with buffers of `shuffle_buffer` (seeded by `seed`; 0 keeps corpus order).
 
+    `init_from` starts from an existing model's weights instead of random ones (see
+    `tfbert.training.initialization.read_source`): its config and tokenizer are used where
+    `config` and `tokenizer` are None, its heads are kept where the objectives have them, and a
+    tokenizer extending its vocabulary grows the token table. `objectives` picks among the
+    architecture's sets (`"mlm"`, `"mlm,sop"`; `ArchitectureSpec.objective_sets`); default: the
+    config's `pretraining.objectives`, else the paper's.
+
     `steps_per_execution` runs that many steps per host call (TPU: 100 or more); `jit_compile="auto"`
     compiles with XLA except for mirrored CPU replicas. `verbose="auto"` prints a line every
     `log_every` steps when stdout is not a terminal, Keras' progress bar on a terminal.
+    `precision` is `"auto"` (bfloat16 where the hardware runs it faster, see
+    `tfbert.distribute.pick_precision`), `"fp32"`, `"bf16"` or a Keras dtype policy name.
 
     Rerunning the same call resumes from the newest checkpoint in `model_dir`. At the end it holds
-    `encoder/encoder.keras`, `config.yaml`, `preprocessor.json` and `tokenizer/`, which fine-tuning
-    and export read.
+    `encoder/encoder.keras`, `config.yaml` (with the objectives trained), `preprocessor.json` and
+    `tokenizer/`, which fine-tuning and export read.
+
+    Example:
+        >>> pretrain(init_from="albert-base-v2/", objectives="mlm", data=["domain.txt"], model_dir="runs/further",
+        ...          steps=10_000, global_batch_size=64)
     """
     if shuffle_buffer < 0:
         raise ValueError(f"shuffle_buffer must be 0 (corpus order) or a positive buffer size, got {shuffle_buffer}")
-    config = load_config(config) if isinstance(config, str) else config
+    source = read_source_for(init_from, model_dir)
+    tokenizer = run_tokenizer(tokenizer, source)
+    config = run_config(config, tokenizer, source)
+    check_sequence_length(config, sequence_length)
     recipe_name, learning_rate, warmup_steps = optimizer_settings(config, steps, optimizer_recipe, learning_rate,
                                                                   warmup_steps)
-    if not isinstance(tokenizer, Tokenizer):
-        tokenizer = load_tokenizer(tokenizer)
-    config = config_for_tokenizer(config, tokenizer)
+    pieces = added_token_pieces(source, tokenizer) if source is not None else {}
     strategy = resolve_strategy(strategy) if isinstance(strategy, str) else strategy
     spec = architecture_of(config)
+    names = objectives if objectives is not None else (config.pretraining and config.pretraining.objectives)
     objectives, dataset_fn = EXAMPLE_PIPELINES[spec.examples.source](
-        config, tokenizer, data, ExampleSettings(sequence_length, max_predictions, seed, shuffle_buffer))
+        config, tokenizer, data, ExampleSettings(sequence_length, max_predictions, seed, shuffle_buffer), names)
+    config = with_recorded_objectives(config, objectives)
 
     def optimizer_fn(total_steps: int) -> keras.optimizers.Optimizer:
         return create_optimizer(recipe_name, total_steps, learning_rate=learning_rate, warmup_steps=warmup_steps)
 
+    def model_fn() -> keras.Model:
+        model = spec.build_pretraining_model(config, objectives, seed=seed)
+        if source is not None and tf.train.latest_checkpoint(model_dir) is None:
+            initialize_from(model, source, pieces)
+        return model
+
     save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions)
-    return train(lambda: spec.build_pretraining_model(config, objectives, seed=seed), dataset_fn,
+    return train(model_fn, dataset_fn,
                  model_dir=model_dir, steps=steps, global_batch_size=global_batch_size, strategy=strategy,
                  optimizer_fn=optimizer_fn, checkpoint_every=checkpoint_every,
-                 steps_per_execution=steps_per_execution, jit_compile=jit_compile, seed=seed, verbose=verbose,
+                 steps_per_execution=steps_per_execution, jit_compile=jit_compile, precision=precision, seed=seed,
+                 verbose=verbose,
                  log_every=log_every, callbacks=callbacks)
+
+
+def read_source_for(init_from: str | Path | None, model_dir: str) -> InitSource | None:
+    """`read_source(init_from)`, refusing a `model_dir` that is SOURCE itself (SOURCE is never written)."""
+    if init_from is None:
+        return None
+    if "://" not in model_dir and Path(model_dir).resolve() == Path(init_from).resolve():
+        raise ValueError(f"--model-dir {model_dir} is the --init-from folder, which is never written; give a new "
+                         "--model-dir, or rerun that run's own command without --init-from to resume it")
+    return read_source(init_from)
+
+
+def run_tokenizer(tokenizer: str | Path | Tokenizer | None, source: InitSource | None) -> Tokenizer:
+    """The tokenizer given, else SOURCE's."""
+    if tokenizer is not None:
+        return as_tokenizer(tokenizer)
+    if source is None:
+        raise ValueError("give a tokenizer (--tokenizer), or a model to start from (--init-from) that has one")
+    if source.tokenizer is None:
+        raise ValueError(f"--init-from {source.path} comes with no tokenizer that tfbert reads; give --tokenizer")
+    return source.tokenizer
+
+
+def run_config(config: str | Path | ModelConfig | None, tokenizer: Tokenizer, source: InitSource | None) -> ModelConfig:
+    """The config given (a shipped name, a YAML file or a Hugging Face `config.json`), else SOURCE's; sized for the tokenizer.
+
+    The tokenizer gives `vocab_size` (see `load_config`) and `pad_id`.
+    """
+    if config is None:
+        if source is None:
+            raise ValueError("give a config (--config), or a model to start from (--init-from)")
+        if source.config is None:
+            raise ValueError(f"--init-from {source.path} holds an encoder but no preprocessor.json or config.yaml "
+                             "beside it says its architecture; give --config")
+        config = source.config
+    if not isinstance(config, ModelConfig):
+        config = load_run_config(config, tokenizer.vocabulary_size())
+    return config_for_tokenizer(config, tokenizer)
+
+
+def load_run_config(path: str | Path, vocab_size: int) -> ModelConfig:
+    """A shipped config name or YAML file (`load_config`), or a Hugging Face `config.json` (its sizes; the
+    vocabulary is the tokenizer's); a `.keras` file is refused with what to do instead."""
+    path = Path(path)
+    check_config_argument(path)
+    if path.suffix == ".json":
+        return hugging_face_config_file(path, vocab_size)
+    return load_config(path, vocab_size=vocab_size)
+
+
+def check_config_argument(path: str | Path, sequence_length: int | None = None) -> None:
+    """Fails early, before any data or tokenizer is read, for a `.keras` file, an unknown config name, bad
+    YAML, an invalid field or a `sequence_length` above the config's positions."""
+    path = Path(path)
+    if path.suffix == ".keras":
+        raise ValueError(f"--config {path} is a Keras model, not a config; to start from its weights give "
+                         "--init-from, and --config a YAML file, a shipped config name or a config.json")
+    if path.suffix == ".json":
+        config = hugging_face_config_file(path, PROVISIONAL_VOCAB_SIZE)
+    else:
+        data, source = read_config_mapping(path)
+        try:
+            config = ModelConfig.from_dict(with_provisional_vocab_size(data if data is not None else {}))
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"config {source!r}: {error}") from None
+    if sequence_length is not None:
+        check_sequence_length(config, sequence_length)
+
+
+# Stands in for the tokenizer's size where a config is checked before the tokenizer is read.
+PROVISIONAL_VOCAB_SIZE = 1 << 20
+
+
+def with_provisional_vocab_size(data):
+    """A config mapping whose encoders lacking `vocab_size` get `PROVISIONAL_VOCAB_SIZE`."""
+    if not isinstance(data, dict):
+        return data
+    return {key: {"vocab_size": PROVISIONAL_VOCAB_SIZE, **value}
+            if key in ("encoder", "generator") and isinstance(value, dict) else value for key, value in data.items()}
+
+
+def check_sequence_length(config: ModelConfig, sequence_length: int) -> None:
+    """`ValueError` for a sequence length above the model's positions."""
+    if sequence_length > config.encoder.max_sequence_length:
+        raise ValueError(f"--sequence-length {sequence_length} is above the model's limit of "
+                         f"{config.encoder.max_sequence_length} positions (max_positions in the config); "
+                         "give a shorter --sequence-length or a config with more positions")
+
+
+def hugging_face_config_file(path: Path, vocab_size: int) -> ModelConfig:
+    """The tfbert config of a Hugging Face `config.json` (`model_type` picks the family); `vocab_size` is the tokenizer's."""
+    from tfbert.convert.huggingface import config_from_huggingface
+
+    if not path.is_file():
+        raise FileNotFoundError(f"config file {str(path)!r} does not exist")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"config {str(path)!r} is not valid JSON: {error}") from None
+    if not isinstance(data, dict) or "model_type" not in data:
+        raise ValueError(f"config {str(path)!r} is JSON without model_type: give a Hugging Face config.json or a "
+                         "YAML config")
+    try:
+        return config_from_huggingface({**data, "vocab_size": vocab_size})
+    except KeyError as error:
+        raise ValueError(f"config {str(path)!r}: required field {error} is missing") from None
+    except (AttributeError, TypeError, ValueError) as error:
+        raise ValueError(f"config {str(path)!r}: {error}") from None
+
+
+def with_recorded_objectives(config: ModelConfig, objectives: Sequence[str]) -> ModelConfig:
+    """`config` whose `pretraining.objectives` names what the run trains (the run's `config.yaml` says so)."""
+    defaults = config.pretraining or PretrainingDefaults()
+    return config.replace(pretraining=dataclasses.replace(defaults, objectives=",".join(objectives)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -330,26 +480,40 @@ class ExampleSettings:
 DatasetFn = Callable[[int, tf.distribute.InputContext], tf.data.Dataset]
 
 
-def document_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings: ExampleSettings
-                      ) -> tuple[tuple[str, ...] | None, DatasetFn]:
+def document_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings: ExampleSettings,
+                      names: str | Sequence[str] | None = None) -> tuple[tuple[str, ...], DatasetFn]:
     """`pretraining_examples` from documents (`documents_from(data)`), sharded and shuffled per replica.
 
-    Returns the objectives to train (None: the architecture's defaults) and the driver's dataset function.
+    Returns the objectives to train (those `names` picks, else the architecture's defaults) and the
+    driver's dataset function.
     """
+    spec = architecture_of(config)
+    objectives = spec.objectives_named(names) if names else spec.default_objectives
     documents = documents_from(data)
 
     def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
         shard = shuffled(shard_for_input_pipeline(documents, input_context), settings.shuffle_buffer, settings.seed)
         return pretraining_examples(config, tokenizer, shard.repeat(), batch_size=batch_size,
                                     sequence_length=settings.sequence_length, max_predictions=settings.max_predictions,
-                                    seed=settings.seed, shuffle_buffer=settings.shuffle_buffer)
-    return None, dataset_fn
+                                    seed=settings.seed, shuffle_buffer=settings.shuffle_buffer,
+                                    objectives=objectives)
+    return objectives, dataset_fn
 
 
-def multilingual_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings: ExampleSettings
-                          ) -> tuple[tuple[str, ...] | None, DatasetFn]:
-    """`xlm_examples` from `tlm:`, `mlm:` or `clm:` data; a `clm:` run trains the causal objective."""
-    objectives = ("clm",) if parse_xlm_data(data)[0] == "clm" else ("mlm",)
+def multilingual_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings: ExampleSettings,
+                          names: str | Sequence[str] | None = None) -> tuple[tuple[str, ...], DatasetFn]:
+    """`xlm_examples` from `tlm:`, `mlm:` or `clm:` data; a `clm:` run trains the causal objective.
+
+    `names` (`tlm`, `mlm` or `clm`), when given, must be what the data's prefix says.
+    """
+    kind = parse_xlm_data(data)[0]
+    if names:
+        architecture_of(config).objectives_named(names)
+        wanted = names if isinstance(names, str) else ",".join(names)
+        if wanted.strip() != kind:
+            raise ValueError(f"objectives {wanted} need data {wanted.strip()}:... (XLM's objective follows the data's "
+                             f"prefix); got {kind}: data")
+    objectives = ("clm",) if kind == "clm" else ("mlm",)
 
     def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
         return xlm_examples(config, tokenizer, data, batch_size=batch_size, sequence_length=settings.sequence_length,
@@ -363,12 +527,14 @@ EXAMPLE_PIPELINES = {"documents": document_pipeline, "multilingual": multilingua
 
 def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, sequence_length: int = 128,
                     max_predictions: int = 20) -> None:
-    """Writes `config.yaml`, `preprocessor.json` and `tokenizer/` into `model_dir` (local or a bucket such as gs://)."""
+    """Writes `config.yaml`, `preprocessor.json` and `tokenizer/` into `model_dir` (local or a bucket such as gs://).
+
+    A `model_dir` holding another config or tokenizer is refused before anything is written, and each
+    file is written under a temporary name and renamed (`tfbert.training.run_assets`).
+    """
+    from tfbert.training.run_assets import install_run_assets
+
     with tempfile.TemporaryDirectory() as local:
         save_config(config, Path(local) / "config.yaml")
         pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions).save(local)
-        for path in sorted(Path(local).rglob("*")):
-            if path.is_file():
-                target = f"{model_dir.rstrip('/')}/{path.relative_to(local).as_posix()}"
-                tf.io.gfile.makedirs(target.rsplit("/", 1)[0])
-                tf.io.gfile.copy(str(path), target, overwrite=True)
+        install_run_assets(local, model_dir)

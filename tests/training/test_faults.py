@@ -1,0 +1,96 @@
+"""Faults: a pretraining run killed with SIGKILL resumes from its last complete checkpoint and leaves no
+temporary file; 8 threads calling one exported SavedModel get what one thread gets."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+# The command in a child process, with the driver's INFO lines ("Resumed from ... at step K of N") shown.
+PRETRAIN = ("import logging, sys; logging.basicConfig(level=logging.INFO, format='%(message)s'); "
+            "from tfbert.cli import main; sys.exit(main(sys.argv[1:]))")
+STEPS = 8
+
+
+@pytest.fixture(scope="module")
+def tiny_run_inputs(assets, tmp_path_factory):
+    """A corpus of 5-sentence documents, a WordPiece vocabulary and a one-layer BERT config (YAML)."""
+    from tfbert.config import load_config, save_config
+    from tfbert.text.vocab_training import train_wordpiece
+
+    folder = tmp_path_factory.mktemp("faults")
+    lines = assets("text/botchan.txt").read_text(encoding="utf-8").splitlines()[:60]
+    (folder / "corpus.txt").write_text("\n".join(line for index, line in enumerate(lines)
+                                                 for line in [line] + [""] * (index % 5 == 4)))
+    train_wordpiece(str(folder / "corpus.txt"), 200, folder / "vocab")
+    config = load_config("bert_tiny")
+    save_config(config.replace(encoder=config.encoder.replace(hidden_size=32, num_heads=2, intermediate_size=64,
+                                                              num_layers=1, max_positions=32,
+                                                              vocab_size=200)), folder / "tiny.yaml")
+    return folder
+
+
+def pretrain_command(folder, run):
+    return [sys.executable, "-c", PRETRAIN, "pretrain", "--config", str(folder / "tiny.yaml"), "--tokenizer",
+            str(folder / "vocab"), "--data", str(folder / "corpus.txt"), "--model-dir", str(run), "--steps",
+            str(STEPS), "--checkpoint-every", "1", "--batch-size", "2", "--sequence-length", "16",
+            "--max-predictions", "2", "--shuffle-buffer", "0", "--strategy", "cpu", "--seed", "0"]
+
+
+def kill_while_checkpointing(process, run, deadline_s=600):
+    """SIGKILLs `process` as soon as a checkpoint is being written after the first complete one (polling
+    for TensorFlow's `ckpt-N_temp/`), or, if no write is caught, once step STEPS - 2 is checkpointed."""
+    start = time.monotonic()
+    while time.monotonic() - start < deadline_s and process.poll() is None:
+        names = os.listdir(run) if run.is_dir() else []
+        written = "checkpoint" in names   # TensorFlow's index of complete checkpoints: one is done
+        if written and (any(name.endswith("_temp") for name in names) or f"ckpt-{STEPS - 2}.index" in names):
+            process.send_signal(signal.SIGKILL)
+            return process.wait()
+        time.sleep(0.002)
+    raise AssertionError(f"the run ended (or hung) before it could be killed: {process.poll()}")
+
+
+def encoder_equals_checkpoint(run) -> bool:
+    """Every weight of encoder/encoder.keras equals a trainable variable of the newest checkpoint."""
+    import keras
+    import tensorflow as tf
+
+    import tfbert.models.encoder  # noqa: F401  (registers Encoder for loading)
+
+    latest = tf.train.latest_checkpoint(str(run))
+    reader = tf.train.load_checkpoint(latest)
+    saved = [reader.get_tensor(name) for name, _ in tf.train.list_variables(latest)
+             if name.startswith("optimizer/_trainable_variables/")]
+    encoder = keras.models.load_model(run / "encoder" / "encoder.keras")
+    return all(any(value.shape == weight.shape and np.array_equal(value, weight) for value in saved)
+               for weight in encoder.get_weights())
+
+
+@pytest.mark.slow
+def test_sigkilled_pretraining_resumes_from_its_last_complete_checkpoint(tiny_run_inputs, tmp_path):
+    import tensorflow as tf
+
+    run = tmp_path / "run"
+    killed = subprocess.Popen(pretrain_command(tiny_run_inputs, run), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    assert kill_while_checkpointing(killed, run) == -signal.SIGKILL
+    last = tf.train.latest_checkpoint(str(run))
+    step = int(last.rsplit("-", 1)[-1])
+    assert 1 <= step < STEPS and os.path.exists(f"{last}.index")
+    (run / "encoder").mkdir(exist_ok=True)
+    (run / "encoder" / "encoder.keras").write_bytes(b"")   # as a kill while writing it used to leave
+
+    resumed = subprocess.run(pretrain_command(tiny_run_inputs, run), capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"Resumed from {last} at step {step} of {STEPS}" in resumed.stderr
+    assert f"trained to step {STEPS} of {STEPS}" in resumed.stdout
+    assert tf.train.latest_checkpoint(str(run)).endswith(f"ckpt-{STEPS}")
+    leftovers = [name for _, folders, files in os.walk(run) for name in folders + files
+                 if name.endswith("_temp") or ".tfbert-tmp-" in name or name == ".tfbert.lock"]
+    assert leftovers == []
+    assert encoder_equals_checkpoint(run)

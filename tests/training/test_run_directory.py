@@ -1,0 +1,146 @@
+"""A run directory is never half-written: reruns with another config or tokenizer are refused before
+anything is written, files are installed by rename, and what a killed run left is cleaned up."""
+
+import os
+
+import pytest
+
+from tfbert.cli import main
+from tfbert.config import load_config
+from tfbert.text.vocab_training import train_wordpiece
+from tfbert.training.pretraining import config_for_tokenizer, save_run_assets
+from tfbert.training.run_assets import TEMPORARY_MARK, RunMismatch, remove_interrupted_writes
+
+
+def files_with_bytes_and_times(folder):
+    """Every file under `folder`: its bytes and modification time."""
+    found = {}
+    for root, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path, "rb") as file:
+                found[os.path.relpath(path, folder)] = (file.read(), os.stat(path).st_mtime_ns)
+    return found
+
+
+@pytest.fixture(scope="module")
+def run_folder(assets, tmp_path_factory):
+    """A corpus, two WordPiece vocabularies, and a run folder holding bert_tiny's assets for the first one."""
+    folder = tmp_path_factory.mktemp("rerun")
+    lines = assets("text/botchan.txt").read_text(encoding="utf-8").splitlines()[:60]
+    corpus = folder / "corpus.txt"
+    corpus.write_text("\n".join(line for index, line in enumerate(lines) for line in [line] + [""] * (index % 5 == 4)))
+    tokenizer = train_wordpiece(str(corpus), 200, folder / "vocab")
+    train_wordpiece(str(corpus), 150, folder / "other_vocab")
+    config = config_for_tokenizer(load_config("bert_tiny"), tokenizer)
+    save_run_assets(config, tokenizer, str(folder / "run"), sequence_length=32, max_predictions=4)
+    return folder, config, tokenizer
+
+
+@pytest.mark.parametrize("config, tokenizer, expected", [
+    ("albert_tiny", "vocab", "holds a run with another config (architecture: 'bert' here, 'albert' now)"),
+    ("bert_tiny", "other_vocab", "holds a run with another tokenizer (tokenizer/: vocab.txt differs)"),
+], ids=["config", "tokenizer"])
+def test_rerun_with_another_config_or_tokenizer_is_refused_before_anything_is_written(run_folder, capsys, config,
+                                                                                       tokenizer, expected):
+    folder, _, _ = run_folder
+    before = files_with_bytes_and_times(folder / "run")
+    code = main(["pretrain", "--config", config, "--tokenizer", str(folder / tokenizer), "--data",
+                 str(folder / "corpus.txt"), "--model-dir", str(folder / "run"), "--steps", "2",
+                 "--sequence-length", "32", "--max-predictions", "4"])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and error.startswith("tfbert pretrain: error: ") and "\n" not in error
+    assert expected in error and "nothing was changed" in error
+    assert files_with_bytes_and_times(folder / "run") == before
+
+
+def test_same_assets_again_rewrite_nothing_and_leave_no_temporary_file(run_folder):
+    folder, config, tokenizer = run_folder
+    before = files_with_bytes_and_times(folder / "run")
+    save_run_assets(config, tokenizer, str(folder / "run"), sequence_length=32, max_predictions=4)
+    assert files_with_bytes_and_times(folder / "run") == before
+    with pytest.raises(RunMismatch, match="another config"):
+        save_run_assets(config.replace(encoder=config.encoder.replace(num_layers=3)), tokenizer, str(folder / "run"))
+    assert files_with_bytes_and_times(folder / "run") == before
+    # Another sequence length (BERT's 128-then-512 phases) only rewrites preprocessor.json, by rename.
+    save_run_assets(config, tokenizer, str(folder / "run"), sequence_length=64, max_predictions=4)
+    after = files_with_bytes_and_times(folder / "run")
+    assert b'"sequence_length": 64' in after["preprocessor.json"][0]
+    assert {name: after[name] for name in after if name != "preprocessor.json"} == \
+        {name: before[name] for name in before if name != "preprocessor.json"}
+    assert not [name for name in os.listdir(folder / "run") if TEMPORARY_MARK in name]
+
+
+def test_leftovers_of_a_killed_run_are_removed(tmp_path):
+    (tmp_path / "ckpt-40_temp").mkdir()
+    (tmp_path / "ckpt-40_temp" / "part-00000-of-00001.data-00000-of-00001").write_bytes(b"\0" * 10)
+    (tmp_path / f"{TEMPORARY_MARK}123-config.yaml").write_text("architecture: bert\n")
+    (tmp_path / "encoder").mkdir()
+    (tmp_path / "encoder" / f"{TEMPORARY_MARK}123-encoder.keras").write_bytes(b"PK\3\4")
+    (tmp_path / "encoder" / "encoder.keras").write_bytes(b"")
+    (tmp_path / "ckpt-20.index").write_bytes(b"kept")
+    removed = remove_interrupted_writes(str(tmp_path))
+    assert len(removed) == 4
+    assert sorted(os.listdir(tmp_path)) == ["ckpt-20.index", "encoder"] and os.listdir(tmp_path / "encoder") == []
+
+
+def test_assets_go_to_a_bucket_by_copy_and_are_compared_there_too(run_folder):
+    import tensorflow as tf
+
+    _, config, tokenizer = run_folder
+    save_run_assets(config, tokenizer, "ram://bucket/run", sequence_length=32)
+    assert tf.io.gfile.exists("ram://bucket/run/config.yaml")
+    assert tf.io.gfile.exists("ram://bucket/run/tokenizer/vocab.txt")
+    with pytest.raises(RunMismatch, match="another config"):
+        save_run_assets(config.replace(encoder=config.encoder.replace(num_layers=3)), tokenizer, "ram://bucket/run")
+
+
+def test_disk_full_during_a_run_is_one_line_naming_the_last_complete_checkpoint(run_folder, tmp_path, capsys,
+                                                                                monkeypatch):
+    import tensorflow as tf
+
+    import tfbert.training.pretraining
+
+    folder, _, _ = run_folder
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "ckpt-2.index").write_bytes(b"")
+    (run / "checkpoint").write_text('model_checkpoint_path: "ckpt-2"\nall_model_checkpoint_paths: "ckpt-2"\n')
+
+    def save_fails(*args, **kwargs):   # the checkpoint save of step 4 hits a full disk
+        raise tf.errors.ResourceExhaustedError(None, None, f"{run}/ckpt-4_temp/part-00000-of-00001.data-00000-of-"
+                                                           "00001.tempstate123; No space left on device")
+
+    monkeypatch.setattr(tfbert.training.pretraining, "train", save_fails)
+    code = main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(folder / "vocab"), "--data",
+                 str(folder / "corpus.txt"), "--model-dir", str(run), "--steps", "4", "--sequence-length", "32",
+                 "--max-predictions", "4"])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in error
+    assert error.startswith(f"tfbert pretrain: error: no space left on the disk of {run} (")
+    assert f"the last complete checkpoint is {run}/ckpt-2 (step 2): free space and rerun the same command" in error
+
+
+@pytest.mark.parametrize("error, expected", [
+    ("tf_permission", "cannot write to runs/a: permission denied (runs/a/ckpt-4_temp; Read-only file system); "
+                      "give a --model-dir you can write to"),
+    ("read_only", "cannot write to runs/a: permission denied ([Errno 30] Read-only file system: 'runs/a/.tfbert.lock')"),
+    ("enospc", "no space left on the disk of runs/a ([Errno 28] No space left on device); there is no complete "
+               "checkpoint yet: free space and rerun the same command"),
+    ("out_of_memory", "out of memory (OOM when allocating tensor with shape[32,128,30522]); give a smaller --batch-size"),
+])
+def test_write_failures_and_out_of_memory_are_one_line(error, expected):
+    import errno
+
+    import tensorflow as tf
+
+    from tfbert.training.write_failures import run_failure_message
+
+    errors = {
+        "tf_permission": tf.errors.PermissionDeniedError(None, None, "runs/a/ckpt-4_temp; Read-only file system"),
+        "read_only": OSError(errno.EROFS, "Read-only file system", "runs/a/.tfbert.lock"),
+        "enospc": OSError(errno.ENOSPC, "No space left on device"),
+        "out_of_memory": tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor with "
+                                                                      "shape[32,128,30522]\nmore"),
+    }
+    assert run_failure_message(errors[error], "runs/a").startswith(expected)

@@ -58,3 +58,20 @@ def test_languages_for_an_encoder_without_them_are_refused(models, tokenizer, tm
 
     with pytest.raises(ValueError, match="without language embeddings"):
         export_saved_model(models["regression"], "r", tokenizer=tokenizer, output_dir=tmp_path, languages=["en"])
+
+
+def test_predict_sends_the_language(multilingual, capsys):
+    from tfbert.cli import main
+    from tfbert.commands.predict import predict_texts
+
+    path = multilingual[1]
+    signature = tf.saved_model.load(str(path)).signatures["serving_default"]
+    served = signature(text=tf.constant(TEXTS[:2]), language=tf.constant(["fr", "fr"]))
+    records = predict_texts(path, TEXTS[:2], language="fr")
+    assert [record["language"] for record in records] == ["fr", "fr"]
+    np.testing.assert_allclose([list(record["probabilities"].values()) for record in records],
+                               served["probabilities"], atol=1e-6)
+    assert main(["predict", str(path), TEXTS[0]]) == 2
+    assert "has language embeddings: pass --language NAME (one of: en, fr)" in capsys.readouterr().err
+    assert main(["predict", str(path), TEXTS[0], "--language", "de"]) == 2
+    assert "--language 'de' is not one of this model's languages: en, fr" in capsys.readouterr().err

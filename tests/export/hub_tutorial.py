@@ -48,6 +48,14 @@ def main(preprocess_dir: str, encoder_dir: str, texts_path: str, results_path: s
     short = preprocessor.bert_pack_inputs(segments, seq_length=texts["short_length"])
     results.update({f"short/{name}": value.numpy() for name, value in short.items()})
 
+    # Bad input (empty, invalid UTF-8, NUL, a 1 MB string) through the same layers, and the pair signature on it.
+    bad = tf.constant([bytes.fromhex(text) for text in texts["bad"]])
+    results.update({f"bad/{name}": value.numpy() for name, value in preprocess(bad).items()})
+    bad_pair = bert_pack_inputs([tokenize(bad), tokenize(bad[::-1])])
+    results.update({f"bad_pair/{name}": value.numpy() for name, value in bad_pair.items()})
+    signature = preprocessor.signatures["preprocess"](text=bad, text_pair=bad[::-1])
+    results.update({f"bad_signature/{name}": value.numpy() for name, value in signature.items()})
+
     before = [variable.numpy() for variable in encoder.trainable_weights]
     classifier.compile(optimizer=tf_keras.optimizers.Adam(1e-3),
                        loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))

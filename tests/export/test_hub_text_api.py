@@ -16,6 +16,8 @@ import tensorflow_text  # noqa: F401  (registers the tokenizer ops)
 
 FIRST = ["Ada Lovelace wrote the first program.", "unaffable naïve café", "", "hello"]
 SECOND = ["Who wrote it?", "Zürich", "x", ""]
+# empty, invalid UTF-8, NUL, a 1 MB string
+BAD = [b"", b"\xff\xfe ok", b"a\x00b", "naïve café ".encode() * 100_000]
 SEQUENCE_LENGTH = 24
 SHORT_LENGTH = 8
 TOLERANCE = 1e-5
@@ -39,7 +41,8 @@ def tutorial(hub_pair, tmp_path_factory):
     folder = tmp_path_factory.mktemp("tutorial")
     texts = folder / "texts.json"
     texts.write_text(json.dumps({"first": FIRST, "second": SECOND, "seq_length": SEQUENCE_LENGTH,
-                                 "short_length": SHORT_LENGTH}), encoding="utf-8")
+                                 "short_length": SHORT_LENGTH, "bad": [text.hex() for text in BAD]}),
+                     encoding="utf-8")
     results = folder / "results.npz"
     script = Path(__file__).with_name("hub_tutorial.py")
     completed = subprocess.run([sys.executable, str(script), *map(str, hub_pair), str(texts), str(results)],
@@ -101,6 +104,15 @@ def test_bert_pack_inputs_truncates_round_robin(tutorial):
     # row 0: both segments are longer than the 5 tokens left by [CLS] a [SEP] b [SEP]; round robin keeps 3 + 2
     np.testing.assert_array_equal(short["input_mask"][0], np.ones(SHORT_LENGTH))
     np.testing.assert_array_equal(short["input_type_ids"][0], [0] * (1 + 3 + 1) + [1] * (2 + 1))
+
+
+def test_bad_input_through_hub_keras_layer_equals_the_signature(tutorial):
+    for name, value in tutorial["bad_pair"].items():
+        np.testing.assert_array_equal(value, tutorial["bad_signature"][name])
+    mask = tutorial["bad"]["input_mask"]
+    assert mask[0].sum() == 2, "an empty text is [CLS] [SEP]"
+    assert mask[1].sum() > 2 and mask[2].sum() > 2, "invalid UTF-8 and NUL keep their readable text"
+    assert mask[3].all(), "a 1 MB string is truncated to the sequence length"
 
 
 def test_hub_keras_layer_encoder_fine_tunes(tutorial):

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import CONTEXTS, LABELS, MASKED, PAIRS, QUESTIONS, TAGS, TEXTS
+from conftest import CHOICES, CONTEXTS, LABELS, MASKED, PAIRS, QUESTIONS, TAGS, TEXTS
 
 from tfbert.cli import main
 from tfbert.commands.predict import Predictor, predict_texts
@@ -126,6 +126,25 @@ def test_tagging_question_answering_and_the_tokenize_signature(exports, loaded, 
     assert tokens["task"] == "tokenize" and len(tokens["token_ids"]) == 2
 
 
+def test_multiple_choice_sends_context_and_choices(exports, loaded, capsys):
+    served = loaded["multiple_choice"].signatures["serving_default"](
+        context=tf.constant(QUESTIONS[:2]), choices=tf.constant(CHOICES[:2]))
+    status, out, _ = _run(capsys, exports["multiple_choice"], "--json",
+                          *["\t".join([question, *choices]) for question, choices in zip(QUESTIONS[:2], CHOICES[:2])])
+    records = _json_lines(out)
+    assert status == 0 and [record["choices"] for record in records] == CHOICES[:2]
+    for row, record in enumerate(records):
+        assert record["choice_id"] == served["choice_id"][row] and record["choice"] == CHOICES[row][record["choice_id"]]
+        np.testing.assert_allclose(record["probabilities"], served["probabilities"][row], atol=1e-6)
+    # a different number of choices per example goes in separate requests
+    two = predict_texts(exports["multiple_choice"], [(QUESTIONS[0], CHOICES[0]), (QUESTIONS[1], CHOICES[1][:2])])
+    assert [len(record["probabilities"]) for record in two] == [3, 2] and two[0] == records[0]
+    status, out, _ = _run(capsys, exports["multiple_choice"], "\t".join([QUESTIONS[0], *CHOICES[0]]))
+    lines = out.splitlines()
+    assert lines[0] == f"C: {QUESTIONS[0]}" and len(lines) == 4
+    assert lines[1 + records[0]["choice_id"]].startswith("  * ")
+
+
 def test_a_model_folder_runs_its_highest_version(exports):
     root = exports["regression"].parent
     assert predict_texts(root, ["x"]) == predict_texts(exports["regression"], ["x"])
@@ -161,6 +180,9 @@ def plain_saved_model(tmp_path_factory):
     (["{embedding}", "a", "--output", "{tmp}/x.csv"], "use a .npy file (embeddings) or a .jsonl file"),
     (["{question_answering}", "a context"], "QUESTION<TAB>CONTEXT, or pass --question"),
     (["{regression}", "a", "--text-pair", "b"], "--text-pair is for models exported with --pair"),
+    (["{multiple_choice}", "a context\tone choice"], "takes a context and two or more choices; give each example "
+                                                      "as CONTEXT<TAB>CHOICE<TAB>CHOICE..."),
+    (["{regression}", "a", "--language", "en"], "--language 'en': this regression model takes no language"),
 ])
 def test_bad_input_exits_2_with_one_line(argv, message, exports, plain_saved_model, tmp_path, capsys, monkeypatch):
     (tmp_path / "empty").mkdir()

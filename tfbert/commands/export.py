@@ -45,14 +45,16 @@ def run(args: argparse.Namespace) -> None:
     labels = labels or finetuned.get("label_names")
     pair = args.pair or finetuned.get("pair", False)
     options = {key: value for key, value in (("top_k", args.top_k), ("max_masks", args.max_masks),
-                                             ("max_answer_length", args.max_answer_length))
+                                             ("max_answer_length", args.max_answer_length),
+                                             ("doc_stride", args.doc_stride), ("max_windows", args.max_windows))
                if value is not None}
     show_precision_choice()
     apply_precision(pick_precision(tf.distribute.get_strategy(), args.precision).policy)   # before the model loads
     try:
         path = export_saved_model(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
                                   version=args.version, sequence_length=args.sequence_length, label_names=labels,
-                                  pair=pair, pooling=args.pooling, task_options=options)
+                                  pair=pair, pooling=args.pooling, task_options=options,
+                                  languages=args.languages.split(",") if args.languages else None)
         print(f"wrote {path}")
         if args.hub_pair:
             for directory in export_hub_pair(args.source, args.name, tokenizer=args.tokenizer,
@@ -90,6 +92,12 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export.add_argument("--max-masks", type=int,
                         help="fill-mask: mask tokens predicted per text; a text with more is an error (default 4)")
     export.add_argument("--max-answer-length", type=int, help="question answering: longest answer in pieces (default 30)")
+    export.add_argument("--doc-stride", type=int,
+                        help="question answering: context pieces between window starts (default sequence length / 3)")
+    export.add_argument("--max-windows", type=int,
+                        help="question answering: windows read per context (default 16; the rest is not read)")
+    export.add_argument("--languages", help="XLM with language embeddings: comma-separated names of the `language` "
+                        "input, in id order (default: the checkpoint's lang2id, else 0,1,...)")
     export.add_argument("--hub-pair", action="store_true",
                         help="also write NAME_preprocess/ and NAME_encoder/, TF Hub's preprocessing + encoder pair")
     add_precision_argument(export, default="fp32",

@@ -5,11 +5,14 @@
     tfbert predict saved_models/minilm --file sentences.txt --output vectors.npy  # embeddings
     cat texts.txt | tfbert predict saved_models/sst2                             # stdin, one text a line
     tfbert predict saved_models/squad --question "Who wrote it?" "Ada wrote it in 1843."
+    tfbert predict saved_models/swag $'He opens the door.\\tHe walks in.\\tHe flies away.'  # context, choices
+    tfbert predict saved_models/xlm_sst2 --language fr "un film captivant"                # XLM's language input
 
 The task comes from the outputs of the SavedModel's `serving_default` signature (see
 `tfbert.export.tasks`); `--signature tokenize` or `preprocess` runs the other text signatures.
 Models that take two texts (`text` + `text_pair`, `question` + `context`) read each example as
-`FIRST<TAB>SECOND`, or take the first from `--text-pair` / `--question` for every text.
+`FIRST<TAB>SECOND`, or take the first from `--text-pair` / `--question` for every text; multiple choice
+reads `CONTEXT<TAB>CHOICE<TAB>CHOICE...`.
 
 Example:
     >>> (record,) = predict_texts("saved_models/fill_mask/1", ["paris is the [MASK] of france."], top_k=2)
@@ -38,6 +41,7 @@ from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 TASK_OUTPUTS: tuple[tuple[str, frozenset[str]], ...] = (
     ("fill_mask", frozenset({"tokens", "token_ids", "scores", "mask_positions"})),
     ("question_answering", frozenset({"answer", "start", "end", "score"})),
+    ("multiple_choice", frozenset({"logits", "probabilities", "choice_id"})),
     ("tagging", frozenset({"tokens", "tag_ids", "tags", "start", "end"})),
     ("classification", frozenset({"label", "probabilities"})),
     ("regression", frozenset({"score"})),
@@ -46,9 +50,12 @@ TASK_OUTPUTS: tuple[tuple[str, frozenset[str]], ...] = (
     ("preprocess", frozenset({"input_word_ids", "input_mask", "input_type_ids"})),
 )
 # String inputs each task's signature takes, in the order a `FIRST<TAB>SECOND` example fills them.
-INPUT_ORDERS = (("text",), ("text", "text_pair"), ("question", "context"))
+INPUT_ORDERS = (("text",), ("text", "text_pair"), ("question", "context"), ("context", "choices"))
+# The extra input of XLM exports with language embeddings: one language name per example (`--language`).
+LANGUAGE_INPUT = "language"
 METADATA_FILE = "tfbert_export.json"
-SERVING_TASKS = "fill-mask, classification, regression, embeddings, token classification, question answering"
+SERVING_TASKS = ("fill-mask, classification, regression, embeddings, token classification, question answering, "
+                 "multiple choice")
 
 
 class PredictInputError(ValueError):
@@ -92,12 +99,14 @@ def signature_task(signature) -> str | None:
 
 
 def _string_inputs(signature) -> tuple[str, ...] | None:
-    """The signature's input names in example order, or None when it does not take strings only."""
+    """The signature's input names in example order (without `language`), or None when it does not take
+    strings only."""
     import tensorflow as tf
 
     specs = signature.structured_input_signature[1]
     if not specs or any(spec.dtype != tf.string for spec in specs.values()):
         return None
+    specs = {name: spec for name, spec in specs.items() if name != LANGUAGE_INPUT}
     return next((order for order in INPUT_ORDERS if set(order) == set(specs)), tuple(sorted(specs)))
 
 
@@ -132,6 +141,7 @@ class Predictor:
         signatures = dict(loaded.signatures)
         self.signature_name, self.task, self.input_names = self._choose(signatures, signature)
         self.signature = signatures[self.signature_name]
+        self.takes_language = LANGUAGE_INPUT in self.signature.structured_input_signature[1]
         self.metadata = self._read_json(self.path / "assets.extra" / METADATA_FILE)
         tokenizer_config = self._read_json(self.path / "assets.extra" / "tokenizer" / "tokenizer_config.json")
         self.mask_token: str | None = (tokenizer_config.get("special_tokens") or {}).get("mask")
@@ -181,6 +191,11 @@ class Predictor:
         width = len(self.input_names)
         if first is not None and width != 2:
             raise PredictInputError(f"this {self.task} model takes one text per example, not pairs")
+        if self.task == "multiple_choice":
+            if first is not None:
+                raise PredictInputError("this multiple_choice model takes each example whole: "
+                                        "CONTEXT<TAB>CHOICE<TAB>CHOICE...")
+            return self._choice_examples(texts)
         examples = []
         for number, text in enumerate(texts, 1):
             if isinstance(text, (tuple, list)):
@@ -202,6 +217,52 @@ class Predictor:
                         f"model should fill in a word, e.g. 'paris is the {self.mask_token} of france.'")
         return examples
 
+    @staticmethod
+    def _choice_examples(texts: Sequence) -> list[tuple[str, tuple[str, ...]]]:
+        """Multiple choice: each example as `(context, choices)`, from a `(context, [choice, ...])` pair or
+        `CONTEXT<TAB>CHOICE<TAB>CHOICE...`."""
+        examples = []
+        for number, text in enumerate(texts, 1):
+            if isinstance(text, (tuple, list)):
+                parts = [str(text[0]), *(str(choice) for choice in text[1])] if len(text) == 2 else []
+            else:
+                parts = str(text).split("\t")
+            if len(parts) < 3:
+                raise PredictInputError(
+                    f"text {number} ({_shorten(str(text), 40)!r}): this multiple_choice model takes a context and "
+                    "two or more choices; give each example as CONTEXT<TAB>CHOICE<TAB>CHOICE...")
+            examples.append((parts[0], tuple(parts[1:])))
+        return examples
+
+    def _language_column(self, language: str | None, rows: int):
+        """The `language` input (`language` for every row), after checking the model takes one."""
+        import tensorflow as tf
+
+        names = self.metadata.get("languages") or []
+        known = ", ".join(names) or "see the export's tfbert_export.json"
+        if self.takes_language and language is None:
+            raise PredictInputError(f"this {self.task} model has language embeddings: pass --language NAME "
+                                    f"(one of: {known})")
+        if self.takes_language and names and language not in names:
+            raise PredictInputError(f"--language {language!r} is not one of this model's languages: {known}")
+        if not self.takes_language and language is not None:
+            raise PredictInputError(f"--language {language!r}: this {self.task} model takes no language (only XLM "
+                                    "exports with language embeddings do)")
+        return {LANGUAGE_INPUT: tf.constant([language.encode("utf-8")] * rows)} if self.takes_language else {}
+
+    def _batches(self, examples: list, batch_size: int) -> Iterable[list]:
+        """`batch_size` examples at a time; multiple choice also starts a batch where the number of choices
+        changes (a request holds `[batch, choices]` strings)."""
+        batch: list = []
+        for example in examples:
+            if batch and (len(batch) == batch_size or
+                          (self.task == "multiple_choice" and len(example[1]) != len(batch[0][1]))):
+                yield batch
+                batch = []
+            batch.append(example)
+        if batch:
+            yield batch
+
     def _expected(self) -> str:
         names = " and ".join(self.input_names)
         if len(self.input_names) != 2:
@@ -212,8 +273,9 @@ class Predictor:
                 f"{self.input_names[0].upper()}<TAB>{self.input_names[1].upper()}, or pass {option}")
 
     def __call__(self, texts: Sequence[str | tuple[str, str]], *, top_k: int | None = 5, first: str | None = None,
-                 batch_size: int = 32, progress=None) -> list[dict]:
-        """One dict per text (see `predict_texts`); `progress(done, total)` is called after each batch."""
+                 batch_size: int = 32, progress=None, language: str | None = None) -> list[dict]:
+        """One dict per text (see `predict_texts`); `progress(done, total)` is called after each batch;
+        `language` is every example's language for XLM exports that take one."""
         import numpy as np
         import tensorflow as tf
 
@@ -224,14 +286,18 @@ class Predictor:
         examples = self.examples(texts, first)
         if not examples:
             raise PredictInputError("no input text")
+        self._language_column(language, 0)
         records: list[dict] = []
-        for start in range(0, len(examples), batch_size):
-            batch = examples[start:start + batch_size]
-            columns = {name: tf.constant([example[index].encode("utf-8") for example in batch], tf.string)
+        for batch in self._batches(examples, batch_size):
+            columns = {name: tf.constant(_utf8([example[index] for example in batch]), tf.string)
                        for index, name in enumerate(self.input_names)}
+            columns.update(self._language_column(language, len(batch)))
             outputs = {name: value.numpy() for name, value in self.signature(**columns).items()}
             for row, example in enumerate(batch):
-                record = dict(zip(self.input_names, example))
+                record = {name: list(value) if isinstance(value, tuple) else value
+                          for name, value in zip(self.input_names, example)}
+                if language is not None:
+                    record[LANGUAGE_INPUT] = language
                 record["task"] = self.task
                 record.update(self._decode(outputs, row, example, top_k, np))
                 records.append(record)
@@ -252,6 +318,10 @@ class Predictor:
                                                                  outputs["scores"][row, slot])]
                 masks.append({"position": int(position), "predictions": predictions[:top_k]})
             return {"masks": masks}
+        if task == "multiple_choice":
+            choice_id = int(outputs["choice_id"][row])
+            return {"choice": example[1][choice_id], "choice_id": choice_id,
+                    "probabilities": [float(value) for value in outputs["probabilities"][row]]}
         if task == "classification":
             probabilities = outputs["probabilities"][row]
             names = self.metadata.get("label_names") or [str(index) for index in range(len(probabilities))]
@@ -289,7 +359,8 @@ class Predictor:
 
 
 def predict_texts(saved_model_dir: str | os.PathLike, texts: Sequence[str | tuple[str, str]], top_k: int | None = 5,
-                  *, signature: str | None = None, first: str | None = None, batch_size: int = 32) -> list[dict]:
+                  *, signature: str | None = None, first: str | None = None, batch_size: int = 32,
+                  language: str | None = None) -> list[dict]:
     """Runs a `tfbert export` SavedModel on `texts`: one dict per text with its inputs, `task` and the results.
 
     | task | keys |
@@ -300,12 +371,21 @@ def predict_texts(saved_model_dir: str | os.PathLike, texts: Sequence[str | tupl
     | `embedding` | `embedding` (list of floats) |
     | `tagging` | `tokens`: `[{"token", "tag", "start", "end", "text"}]` (character offsets) |
     | `question_answering` | `answer`, `start`, `end`, `score` (+ `no_answer_score`) |
+    | `multiple_choice` | `choice`, `choice_id`, `probabilities` (one per choice) |
 
     `saved_model_dir` is a version folder or a model folder (its highest version). Pair models take
-    `(first, second)` tuples, `"FIRST\\tSECOND"` strings, or `first` for every text. Raises
+    `(first, second)` tuples, `"FIRST\\tSECOND"` strings, or `first` for every text; multiple choice
+    `(context, [choice, ...])` or `"CONTEXT\\tCHOICE\\tCHOICE..."`. XLM exports with language
+    embeddings need `language` (one of the export's names, for every text). Raises
     `FileNotFoundError` / `PredictInputError` (a `ValueError`) on bad input.
     """
-    return Predictor(saved_model_dir, signature)(texts, top_k=top_k, first=first, batch_size=batch_size)
+    return Predictor(saved_model_dir, signature)(texts, top_k=top_k, first=first, batch_size=batch_size,
+                                                 language=language)
+
+
+def _utf8(values: Sequence) -> list:
+    """Strings as UTF-8 bytes, keeping the nesting (multiple choice's `[batch, choices]`)."""
+    return [_utf8(value) if isinstance(value, (tuple, list)) else value.encode("utf-8") for value in values]
 
 
 def _text(value) -> str:
@@ -322,6 +402,8 @@ def format_record(record: dict, values: int = 6) -> list[str]:
     task = record["task"]
     if "question" in record:
         lines = [f"Q: {_shorten(record['question'])}", f"C: {_shorten(record['context'])}"]
+    elif "choices" in record:
+        lines = [f"C: {_shorten(record['context'])}"]
     elif "text_pair" in record:
         lines = [f"{_shorten(record['text'], 60)}  |  {_shorten(record['text_pair'], 60)}"]
     else:
@@ -332,6 +414,9 @@ def format_record(record: dict, values: int = 6) -> list[str]:
         for number, mask in enumerate(record["masks"], 1):
             guesses = "  ".join(f"{p['token']} {p['score']:.4f}" for p in mask["predictions"])
             lines.append(f"  mask {number}: {guesses}")
+    elif task == "multiple_choice":
+        lines.extend(f"  {'*' if index == record['choice_id'] else ' '} {probability:.4f}  {_shorten(choice, 80)}"
+                     for index, (choice, probability) in enumerate(zip(record["choices"], record["probabilities"])))
     elif task == "classification":
         probabilities = ", ".join(f"{name} {value:.4f}" for name, value in record["probabilities"].items())
         lines.append(f"  {record['label']}  ({probabilities})")
@@ -454,7 +539,7 @@ def run(args: argparse.Namespace) -> None:
             print(f"note: this export returns {available} tokens per mask; export with --top-k {args.top_k} "
                   "for more", file=sys.stderr)
         records = predictor(texts, top_k=args.top_k, first=first, batch_size=args.batch_size,
-                            progress=_progress_printer(sys.stderr))
+                            progress=_progress_printer(sys.stderr), language=args.language)
         if args.output:
             print(_write_output(records, args.output, predictor.task))
             return
@@ -474,6 +559,8 @@ tfbert predict saved_models/minilm --file sentences.txt --output vectors.npy
 cat texts.txt | tfbert predict saved_models/sst2 -
 tfbert predict saved_models/mnli $'A man sleeps.\\tA person rests.'
 tfbert predict saved_models/squad --question "Who wrote it?" "Ada wrote it in 1843."
+tfbert predict saved_models/swag $'He opens the door.\\tHe walks in.\\tHe flies away.'
+tfbert predict saved_models/xlm_sst2 --language fr "un film captivant"
 """
 
 
@@ -502,5 +589,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     predict.add_argument("--signature", help="the signature to run (default serving_default; tokenize and "
                                              "preprocess also take text)")
     predict.add_argument("--batch-size", type=int, default=32, help="texts per call (default 32)")
+    predict.add_argument("--language", help="XLM exports with language embeddings: the language of every text "
+                                            "(one of the names the export lists)")
     predict.set_defaults(run=run, intermixed="texts")
     return predict

@@ -73,7 +73,9 @@ class HubText:
         return to_hub_names(self.preprocessor.pack(text))
 
     def tokenize(self, text: tf.Tensor) -> tf.RaggedTensor:
-        ids = self.preprocessor.tokenizer.tokenize(text)
+        """Ids of `text` after the preprocessor's `clean` (invalid UTF-8 replaced, a megabyte string cut),
+        so `bert_pack_inputs` on them equals the `preprocess` signature on the same strings."""
+        ids = self.preprocessor.tokenizer.tokenize(self.preprocessor.clean(text))
         return group_pieces_into_words(ids, self._continues_word) if self.words else ids
 
     def bert_pack_inputs(self, segments: Sequence[tf.RaggedTensor], seq_length=None) -> dict[str, tf.Tensor]:

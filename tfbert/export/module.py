@@ -19,7 +19,7 @@ import tensorflow as tf
 
 from tfbert.data.preprocessor import Preprocessor
 from tfbert.export.hub_text import HubText
-from tfbert.export.preprocessing import from_hub_names, to_hub_names
+from tfbert.export.preprocessing import LANGUAGE_IDS, from_hub_names, to_hub_names
 from tfbert.export.tasks import ServingTask
 from tfbert.models.encoder import Encoder
 
@@ -54,8 +54,13 @@ def _shape_checked(function):
     return checked
 
 
-def _ids(name: str, length: int) -> tf.TensorSpec:
+def _ids(name: str, length: int | None) -> tf.TensorSpec:
     return tf.TensorSpec([None, length], tf.int32, name=name)
+
+
+def _encoder_input_names(encoder: Encoder) -> tuple[str, ...]:
+    """TF Hub's three input names, plus `input_language_ids` for an encoder with language embeddings (XLM)."""
+    return ("input_word_ids", "input_mask", "input_type_ids") + ((LANGUAGE_IDS,) if encoder.config.num_languages else ())
 
 
 class ServingModule(tf.Module):
@@ -84,9 +89,8 @@ class ServingModule(tf.Module):
         def preprocess(text, text_pair=None):
             return to_hub_names(preprocessor.pack(text, text_pair))
 
-        def encode(input_word_ids, input_mask, input_type_ids):
-            outputs = encoder(from_hub_names({"input_word_ids": input_word_ids, "input_mask": input_mask,
-                                              "input_type_ids": input_type_ids}), training=False)
+        def encode(**inputs):
+            outputs = encoder(from_hub_names(inputs), training=False)
             return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
 
         self.serve = tf.function(_shape_checked(serve), autograph=False).get_concrete_function(
@@ -96,9 +100,8 @@ class ServingModule(tf.Module):
         preprocess_inputs = [_strings("text")] + ([_strings("text_pair")] if pair else [])
         self.preprocess = tf.function(_shape_checked(preprocess), input_signature=preprocess_inputs,
                                       autograph=False)
-        self.encode = tf.function(encode, input_signature=[_ids(name, length) for name in
-                                                           ("input_word_ids", "input_mask", "input_type_ids")],
-                                  autograph=False)
+        self.encode = tf.function(_shape_checked(encode), autograph=False).get_concrete_function(
+            **{name: _ids(name, length) for name in _encoder_input_names(encoder)})
 
     def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
         """`serving_default`, `tokenize`, `preprocess`, `encode`, ready for `tf.saved_model.save`."""
@@ -106,7 +109,7 @@ class ServingModule(tf.Module):
             "serving_default": self.serve,
             "tokenize": self.tokenize.get_concrete_function(),
             "preprocess": self.preprocess.get_concrete_function(),
-            "encode": self.encode.get_concrete_function(),
+            "encode": self.encode,
         }
 
 
@@ -142,6 +145,31 @@ class PreprocessingModule(tf.Module):
                 "tokenize": self.padded_tokenize.get_concrete_function()}
 
 
+class MaskedLMModule(tf.__internal__.tracking.AutoTrackable):
+    """TF Hub's `encoder.mlm`: `mlm(inputs)` with the three ids and `masked_lm_positions` `[batch, predictions]`
+    returns `mlm_logits` `[batch, predictions, vocabulary]` (float32), from the source's masked-LM head.
+
+    Example:
+        >>> encoder = tf.saved_model.load("saved_models/bert_encoder/1")
+        >>> encoder.mlm({**packed, "masked_lm_positions": tf.constant([[3]])})["mlm_logits"].shape
+        TensorShape([1, 1, 30522])
+    """
+
+    def __init__(self, model: keras.Model, input_names: tuple[str, ...]):
+        self.model = model
+        self.model_variables = backend_variables(model)
+
+        def call(inputs, training=False):
+            positions = tf.cast(inputs["masked_lm_positions"], tf.int32)
+            outputs = model({**from_hub_names(inputs), "masked_positions": positions}, training=training)
+            return {"mlm_logits": tf.cast(outputs["mlm_logits"], tf.float32)}
+
+        specs = {name: _ids(name, None) for name in input_names + ("masked_lm_positions",)}
+        self.__call__ = tf.function(call, autograph=False)
+        for training in (False, True):
+            self.__call__.get_concrete_function(specs, training=training)
+
+
 class EncoderModule(tf.__internal__.tracking.AutoTrackable):
     """TF Hub's encoder model: `serving_default` = `encode` on `input_word_ids`, `input_mask`, `input_type_ids`.
 
@@ -149,19 +177,19 @@ class EncoderModule(tf.__internal__.tracking.AutoTrackable):
     SavedModel is also TF Hub's reusable encoder: `encoder(inputs, training=False)` returns
     `pooled_output`, `sequence_output`, `encoder_outputs` (one per layer) and `default_output`, and
     `variables`, `trainable_variables` and `regularization_losses` let `hub.KerasLayer(...,
-    trainable=True)` fine-tune it (dropout only with `training=True`). A plain `AutoTrackable`,
-    because `tf.Module` reserves those three names for properties that are not saved.
+    trainable=True)` fine-tune it (dropout only with `training=True`). With `mlm_model` (a pretraining
+    model whose masked-LM head shares the encoder), the `mlm` sub-object too (`MaskedLMModule`). A plain
+    `AutoTrackable`, because `tf.Module` reserves those three names for properties that are not saved.
     """
 
-    def __init__(self, encoder: Encoder):
+    def __init__(self, encoder: Encoder, mlm_model: keras.Model | None = None):
         self.encoder = encoder
         self.variables = backend_variables(encoder)
         self.trainable_variables = [variable.value for variable in encoder.trainable_variables]
         self.regularization_losses = []
 
-        def encode(input_word_ids, input_mask, input_type_ids):
-            outputs = encoder(from_hub_names({"input_word_ids": input_word_ids, "input_mask": input_mask,
-                                              "input_type_ids": input_type_ids}), training=False)
+        def encode(**inputs):
+            outputs = encoder(from_hub_names(inputs), training=False)
             return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
 
         def call(inputs, training=False):
@@ -171,13 +199,13 @@ class EncoderModule(tf.__internal__.tracking.AutoTrackable):
                     "sequence_output": tf.cast(outputs["sequence_output"], tf.float32),
                     "encoder_outputs": [tf.cast(layer, tf.float32) for layer in outputs["encoder_outputs"]]}
 
-        ids = {name: tf.TensorSpec([None, None], tf.int32, name=name)
-               for name in ("input_word_ids", "input_mask", "input_type_ids")}
-        self.encode = tf.function(encode, input_signature=list(ids.values()), autograph=False)
+        ids = {name: _ids(name, None) for name in _encoder_input_names(encoder)}
+        self.encode = tf.function(encode, autograph=False).get_concrete_function(**ids)
+        if mlm_model is not None:
+            self.mlm = MaskedLMModule(mlm_model, _encoder_input_names(encoder))
         self.__call__ = tf.function(call, autograph=False)
         for training in (False, True):
             self.__call__.get_concrete_function(ids, training=training)
 
     def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
-        encode = self.encode.get_concrete_function()
-        return {"serving_default": encode, "encode": encode}
+        return {"serving_default": self.encode, "encode": self.encode}

@@ -26,6 +26,13 @@ def to_hub_names(inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
     return {HUB_NAMES[name]: inputs[name] for name in HUB_NAMES}
 
 
+LANGUAGE_IDS = "input_language_ids"
+
+
 def from_hub_names(inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-    """TF Hub's BERT input names renamed to tfbert encoder inputs (int32)."""
-    return {name: tf.cast(inputs[hub], tf.int32) for hub, name in ENCODER_NAMES.items()}
+    """TF Hub's BERT input names renamed to tfbert encoder inputs (int32); `input_language_ids`
+    (XLM's per-token language ids) becomes `language_ids` where given."""
+    renamed = {name: tf.cast(inputs[hub], tf.int32) for hub, name in ENCODER_NAMES.items()}
+    if LANGUAGE_IDS in inputs:
+        renamed["language_ids"] = tf.cast(inputs[LANGUAGE_IDS], tf.int32)
+    return renamed

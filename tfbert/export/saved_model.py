@@ -96,6 +96,7 @@ def export_saved_model(
     pair: bool = False,
     pooling: str = "mean",
     task_options: dict | None = None,
+    languages: Sequence[str] | None = None,
 ) -> Path:
     """Writes `output_dir/name/version/`, a SavedModel taking raw strings (see `tfbert.export.module`).
 
@@ -110,16 +111,22 @@ def export_saved_model(
         pair: classification / regression take `text_pair` too (sentence-pair tasks such as MNLI).
         pooling: embedding pooling when `source` is a bare encoder.
         task_options: `QuestionAnswering` (`max_answer_length`, `max_question_length`, `allow_no_answer`,
-            `no_answer_threshold`) or `FillMask` (`top_k`, `max_masks`) options.
+            `no_answer_threshold`, `doc_stride`, `max_windows`) or `FillMask` (`top_k`, `max_masks`) options.
+        languages: for an encoder with language embeddings (XLM, `n_langs > 1`), the names of the
+            `language` input in id order; by default the Hugging Face folder's `lang2id`, else "0", "1", ...
 
     Returns the version folder.
     """
     resolved = resolve_source(source, pooling=pooling)
     config = resolved.encoder.config
-    if config.num_languages or config.position_ids_input:
-        raise ValueError("encoders with language_ids or position_ids inputs (XLM) are not exportable yet")
+    if config.position_ids_input:
+        raise ValueError("encoders with a position_ids input are not exportable yet")
+    if languages and not config.num_languages:
+        raise ValueError("languages given for an encoder without language embeddings; leave them out")
     preprocessor = export_preprocessor(resolved, tokenizer, sequence_length)
     task = _serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}))
+    if config.num_languages:
+        task.with_languages(_language_names(source, languages, config.num_languages))
     module = ServingModule(task, resolved.model, resolved.encoder, preprocessor, pair_preprocess=pair)
     root = Path(output_dir) / name
     target = root / str(version if version is not None else next_version(root))
@@ -129,6 +136,19 @@ def export_saved_model(
     check_servable(target)
     _write_metadata(target, task, preprocessor, pair)
     return target
+
+
+def _language_names(source, languages: Sequence[str] | None, count: int) -> list[str]:
+    """`languages`, else the `lang2id` of a Hugging Face XLM folder's `config.json`, else "0", "1", ..."""
+    if languages is None and not isinstance(source, keras.Model):
+        config_file = Path(source) / "config.json"
+        lang2id = json.loads(config_file.read_text(encoding="utf-8")).get("lang2id") if config_file.is_file() else None
+        languages = sorted(lang2id, key=lang2id.get) if lang2id else None
+    names = [str(name) for name in languages] if languages is not None else [str(index) for index in range(count)]
+    if len(names) != count or len(set(names)) != count:
+        raise ValueError(f"{len(names)} language names {names} for an encoder with {count} languages; give one "
+                         "distinct name per language, in id order")
+    return names
 
 
 def _write_metadata(target: Path, task: ServingTask, preprocessor: Preprocessor, pair: bool) -> None:
@@ -155,7 +175,8 @@ def export_hub_pair(
 
     Fine-tuning on a TPU runs the first in `tf.data` on the host and the second on the TPU. Both follow
     TF Hub's text API too (`tfbert.export.hub_text`): `hub.KerasLayer(preprocess_dir)`, `.tokenize`,
-    `.bert_pack_inputs` and `hub.KerasLayer(encoder_dir, trainable=True)` work as with TF Hub's BERT models.
+    `.bert_pack_inputs` and `hub.KerasLayer(encoder_dir, trainable=True)` work as with TF Hub's BERT models;
+    a source with a masked-LM head (a pretraining model or run) gives the encoder an `mlm` sub-object.
 
     Example:
         >>> preprocess_dir, encoder_dir = export_hub_pair("runs/bert-base", "bert_base")
@@ -165,7 +186,7 @@ def export_hub_pair(
     resolved = resolve_source(source)
     preprocessor = export_preprocessor(resolved, tokenizer, sequence_length)
     preprocessing = PreprocessingModule(preprocessor, pair=pair)
-    encoding = EncoderModule(resolved.encoder)
+    encoding = EncoderModule(resolved.encoder, resolved.model if resolved.task == "fill_mask" else None)
     preprocess_dir = Path(output_dir) / f"{name}_preprocess" / str(version)
     encoder_dir = Path(output_dir) / f"{name}_encoder" / str(version)
     tf.saved_model.save(preprocessing, str(preprocess_dir), signatures=preprocessing.signatures())

@@ -29,10 +29,26 @@ from tfbert.export import fill_mask, question_answering
 from tfbert.export.offsets import byte_to_char_offsets
 
 
-def _call(model: keras.Model, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-    """The model's outputs, floats as float32 whatever its dtype policy (the serving contract)."""
-    outputs = model(dict(inputs), training=False)
+def _call(model: keras.Model, inputs: Mapping[str, tf.Tensor], language_id: tf.Tensor | None = None
+          ) -> dict[str, tf.Tensor]:
+    """The model's outputs on encoder inputs, floats as float32 whatever its dtype policy (the serving
+    contract); with `language_id` (one per input row), every token gets that language."""
+    inputs = dict(inputs)
+    if language_id is not None:
+        token_ids = inputs["token_ids"]
+        rows = tf.reshape(language_id, [-1] + [1] * (token_ids.shape.rank - 1))
+        inputs["language_ids"] = tf.broadcast_to(rows, tf.shape(token_ids))
+    outputs = model(inputs, training=False)
     return {name: tf.cast(value, tf.float32) if value.dtype.is_floating else value for name, value in outputs.items()}
+
+
+def language_ids(language: tf.Tensor, names: Sequence[str]) -> tf.Tensor:
+    """`[batch]` int32 ids of `language` names (`names[i]` is id `i`); an unknown name fails the request."""
+    matches = tf.equal(language[:, None], tf.constant(list(names))[None, :])
+    known = tf.debugging.Assert(tf.reduce_all(tf.reduce_any(matches, axis=1)),
+                                [f"unknown language; expected one of: {', '.join(names)}"])
+    with tf.control_dependencies([known]):
+        return tf.argmax(tf.cast(matches, tf.int32), axis=1, output_type=tf.int32)
 
 
 class ServingTask(abc.ABC):
@@ -40,6 +56,17 @@ class ServingTask(abc.ABC):
 
     name = ""
     input_names: tuple[str, ...] = ("text",)
+    languages: tuple[str, ...] = ()
+
+    def with_languages(self, names: Sequence[str]) -> "ServingTask":
+        """Adds a `language` input (`[batch]` strings, one of `names`) for encoders with language embeddings (XLM)."""
+        self.languages = tuple(str(name) for name in names)
+        self.input_names = tuple(self.input_names) + ("language",)
+        return self
+
+    def language_id(self, inputs: Mapping[str, tf.Tensor]) -> tf.Tensor | None:
+        """`[batch]` language ids of the `language` input, or None without languages."""
+        return language_ids(inputs["language"], self.languages) if self.languages else None
 
     @abc.abstractmethod
     def serve(self, model: keras.Model, preprocessor: Preprocessor,
@@ -51,7 +78,8 @@ class ServingTask(abc.ABC):
         return tf.TensorSpec([None], tf.string, name=name)
 
     def metadata(self) -> dict:
-        return {"task": self.name, "inputs": list(self.input_names)}
+        languages = {"languages": list(self.languages)} if self.languages else {}
+        return {"task": self.name, "inputs": list(self.input_names), **languages}
 
 
 class _TextTask(ServingTask):
@@ -61,6 +89,9 @@ class _TextTask(ServingTask):
 
     def encoder_inputs(self, preprocessor: Preprocessor, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         return preprocessor.trim_padding(preprocessor.pack(inputs["text"], inputs["text_pair"] if self.pair else None))
+
+    def run(self, model: keras.Model, preprocessor: Preprocessor, inputs: Mapping[str, tf.Tensor]) -> dict:
+        return _call(model, self.encoder_inputs(preprocessor, inputs), self.language_id(inputs))
 
 
 class Classification(_TextTask):
@@ -73,7 +104,7 @@ class Classification(_TextTask):
         self.label_names = [str(label) for label in label_names]
 
     def serve(self, model, preprocessor, inputs):
-        logits = _call(model, self.encoder_inputs(preprocessor, inputs))["logits"]
+        logits = self.run(model, preprocessor, inputs)["logits"]
         label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
         return {
             "logits": logits,
@@ -92,7 +123,7 @@ class Regression(_TextTask):
     name = "regression"
 
     def serve(self, model, preprocessor, inputs):
-        return {"score": _call(model, self.encoder_inputs(preprocessor, inputs))["score"]}
+        return {"score": self.run(model, preprocessor, inputs)["score"]}
 
 
 class Embedding(_TextTask):
@@ -101,7 +132,7 @@ class Embedding(_TextTask):
     name = "embedding"
 
     def serve(self, model, preprocessor, inputs):
-        return {"embedding": _call(model, self.encoder_inputs(preprocessor, inputs))["embedding"]}
+        return {"embedding": self.run(model, preprocessor, inputs)["embedding"]}
 
 
 class MultipleChoice(ServingTask):
@@ -125,7 +156,7 @@ class MultipleChoice(ServingTask):
         contexts = tf.repeat(inputs["context"], shape[1])
         packed = preprocessor.pack(contexts, tf.reshape(choices, [-1]))
         logits = _call(model, {name: tf.reshape(value, [shape[0], shape[1], preprocessor.sequence_length])
-                               for name, value in packed.items()})["logits"]
+                               for name, value in packed.items()}, self.language_id(inputs))["logits"]
         return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1),
                 "choice_id": tf.argmax(logits, axis=-1, output_type=tf.int32)}
 
@@ -149,7 +180,7 @@ class Tagging(ServingTask):
         room = preprocessor.sequence_length - 2
         ids, starts, ends = ids[:, :room], starts[:, :room], ends[:, :room]
         encoder_inputs = preprocessor.pack_ids(ids)
-        logits = _call(model, encoder_inputs)["logits"]
+        logits = _call(model, encoder_inputs, self.language_id(inputs))["logits"]
         length = preprocessor.sequence_length
         is_text = tf.sequence_mask(ids.row_lengths() + 1, length) & ~tf.sequence_mask(tf.ones_like(ids.row_lengths()), length)
         # Offsets of the pieces, shifted one position right for [CLS] (or <s>).
@@ -199,7 +230,8 @@ class QuestionAnswering(ServingTask):
         packed = question_answering.pack_question_windows(
             preprocessor, inputs["question"], inputs["context"], self.question_length(length),
             self.doc_stride or max(1, length // 3), self.max_windows)
-        logits = _call(model, packed.inputs)
+        language_id = self.language_id(inputs)
+        logits = _call(model, packed.inputs, None if language_id is None else tf.gather(language_id, packed.example))
         return question_answering.answers(packed, logits["start_logits"], logits["end_logits"],
                                           self.max_answer_length, self.allow_no_answer, self.no_answer_threshold)
 
@@ -233,7 +265,8 @@ class FillMask(ServingTask):
         ids = fill_mask.tokenize_with_masks(tokenizer, preprocessor.clean(inputs["text"]))
         encoder_inputs = preprocessor.pack_ids(ids)
         positions, used = fill_mask.mask_positions(encoder_inputs["token_ids"], tokenizer.mask_id, self.max_masks)
-        mlm_logits = _call(model, {**encoder_inputs, "masked_positions": positions})["mlm_logits"]
+        mlm_logits = _call(model, {**encoder_inputs, "masked_positions": positions},
+                           self.language_id(inputs))["mlm_logits"]
         return fill_mask.top_tokens(tokenizer, mlm_logits, used, positions, self.top_k)
 
     def metadata(self):

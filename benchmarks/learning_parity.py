@@ -155,20 +155,28 @@ def tfbert_model(config, family_name: str, seed: int) -> keras.Model:
     return spec.pretraining_model(config, spec.default_objectives, seed, None)
 
 
+def family_outputs(out: dict, batch: Batch, family_name: str, rtd_labels: np.ndarray | None = None) -> dict:
+    """What `score` reads from one held-out batch, the same for both frameworks: MLM accuracy and the
+    family's own (SOP accuracy, SBO accuracy, or the RTD scores and labels at real positions)."""
+    weights = batch["masked_weights"]
+    result = {"mlm": accuracy(out["mlm_logits"], batch["masked_ids"], weights)}
+    if family_name == "albert":
+        result["sop"] = accuracy(out["sop_logits"], batch["sop_labels"], np.ones(len(batch["sop_labels"])))
+    elif family_name == "spanbert":
+        result["sbo"] = accuracy(out["sbo_logits"], batch["masked_ids"], weights)
+    else:
+        real = batch["padding_mask"] > 0
+        result.update(rtd_scores=out["rtd_logits"][real], rtd_labels=rtd_labels[real])
+    return result
+
+
 def tfbert_outputs(model: keras.Model, batch: Batch, family_name: str) -> dict:
     inputs, labels = split(batch, model)
     out = {name: np.asarray(value) for name, value in model(inputs, training=False).items()}
-    weights = labels["masked_weights"]
-    result = {"mlm": accuracy(out["mlm_logits"], labels["masked_ids"], weights)}
-    if family_name == "albert":
-        result["sop"] = accuracy(out["sop_logits"], labels["sop_labels"], np.ones(len(labels["sop_labels"])))
-    elif family_name == "spanbert":
-        result["sbo"] = accuracy(out["sbo_logits"], labels["masked_ids"], weights)
-    else:
+    if family_name not in ("albert", "spanbert"):
         replaced = np.asarray(model.replaced_labels(inputs, labels, out))
-        real = inputs["padding_mask"] > 0
-        result.update(rtd_scores=out["rtd_logits"][real], rtd_labels=replaced[real], corrupted=out["corrupted_ids"])
-    return result
+        return {**family_outputs(out, batch, family_name, replaced), "corrupted": out["corrupted_ids"]}
+    return family_outputs(out, batch, family_name)
 
 
 def tfbert_loss(model: keras.Model, batch: Batch) -> float:
@@ -324,16 +332,7 @@ def torch_batch(batch: Batch) -> dict:
 def reference_outputs(reference: Reference, batch: Batch, family_name: str) -> dict:
     with torch.no_grad():
         out = {name: value.numpy() for name, value in reference(torch_batch(batch))[1].items()}
-    weights = batch["masked_weights"]
-    result = {"mlm": accuracy(out["mlm_logits"], batch["masked_ids"], weights)}
-    if family_name == "albert":
-        result["sop"] = accuracy(out["sop_logits"], batch["sop_labels"], np.ones(len(batch["sop_labels"])))
-    elif family_name == "spanbert":
-        result["sbo"] = accuracy(out["sbo_logits"], batch["masked_ids"], weights)
-    else:
-        real = batch["padding_mask"] > 0
-        result.update(rtd_scores=out["rtd_logits"][real], rtd_labels=out["rtd_labels"][real])
-    return result
+    return family_outputs(out, batch, family_name, out.get("rtd_labels"))
 
 
 def schedule(steps: int, peak: float) -> Callable[[int], float]:

@@ -1,6 +1,6 @@
 """Exports shared by the export tests: one tiny model per task, all on MiniLM's WordPiece vocabulary."""
 
-import pickle
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from built_once import built_once
+from fresh_process import load_arrays, save_arrays
 
 SEQUENCE_LENGTH = 32
 LABELS = ["entailment", "neutral", "contradiction"]
@@ -89,16 +90,19 @@ def strings(values) -> np.ndarray:
 
 def run_in_fresh_process(requests, tmp_path: Path) -> dict[str, dict[str, np.ndarray]]:
     """Runs `(key, directory, signature, inputs)` requests in a fresh process; `{key: {output: array}}`."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    requests_path, results_path = tmp_path / "requests.pkl", tmp_path / "results.npz"
-    requests_path.write_bytes(pickle.dumps([(key, str(d), s, inputs) for key, d, s, inputs in requests]))
+    requests_dir, results_dir = tmp_path / "requests", tmp_path / "results"
+    requests_dir.mkdir(parents=True, exist_ok=True)
+    results_dir.mkdir(parents=True, exist_ok=True)
+    index = [{"key": key, "directory": str(directory), "signature": signature}
+             for key, directory, signature, _ in requests]
+    (requests_dir / "requests.json").write_text(json.dumps(index), encoding="utf-8")
+    save_arrays(requests_dir, {f"{key}/{name}": value for key, _, _, inputs in requests for name, value in inputs.items()})
     script = Path(__file__).with_name("fresh_process.py")
-    completed = subprocess.run([sys.executable, str(script), str(requests_path), str(results_path)],
+    completed = subprocess.run([sys.executable, str(script), str(requests_dir), str(results_dir)],
                                capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-3000:]
     results: dict[str, dict[str, np.ndarray]] = {}
-    with np.load(results_path, allow_pickle=True) as archive:
-        for name in archive.files:
-            key, output = name.split("/", 1)
-            results.setdefault(key, {})[output] = archive[name]
+    for name, value in load_arrays(results_dir).items():
+        key, output = name.split("/", 1)
+        results.setdefault(key, {})[output] = value
     return results

@@ -1,4 +1,8 @@
-"""Tiny configs of the ELECTRA, SpanBERT, XLM and XLM-R recipes for CPU tests and benchmarks."""
+"""Tiny configs of the ELECTRA, SpanBERT, XLM and XLM-R recipes for CPU tests and benchmarks.
+
+A base config's `embedding_size` is set (to its 768) when it loads, so each shrunk config names its
+embedding width; otherwise the tiny encoder would keep 768-wide embeddings and a projection.
+"""
 
 from tfbert.config import load_config, scaled_generator
 
@@ -13,7 +17,8 @@ def tiny_electra(hidden=64, layers=2, heads=2, embedding=64, generator_fraction=
 def tiny_spanbert(hidden=64, layers=2, heads=2):
     config = load_config("spanbert_base")
     return config.replace(encoder=config.encoder.replace(hidden_size=hidden, num_layers=layers, num_heads=heads,
-                                                         intermediate_size=4 * hidden, max_positions=128))
+                                                         intermediate_size=4 * hidden, embedding_size=hidden,
+                                                         max_positions=128))
 
 
 def tiny_xlm(hidden=64, layers=2, heads=2, num_languages=2):
@@ -26,4 +31,5 @@ def tiny_xlm(hidden=64, layers=2, heads=2, num_languages=2):
 def tiny_xlmr(hidden=64, layers=2, heads=2):
     config = load_config("xlmr_base")
     return config.replace(encoder=config.encoder.replace(hidden_size=hidden, num_layers=layers, num_heads=heads,
-                                                         intermediate_size=4 * hidden, max_positions=130))
+                                                         intermediate_size=4 * hidden, embedding_size=hidden,
+                                                         max_positions=130))

@@ -24,9 +24,21 @@ decoded by the tied word embeddings). ELECTRA's reference is `ElectraForMaskedLM
 `ElectraForPreTraining` (discriminator) sharing one embeddings module, as tfbert and the paper do;
 the generator's samples are drawn by the Gumbel-max trick in both (different random streams).
 
+tfbert trains with XLA (`jit_compile=True`, as `tfbert pretrain` does; `--no-jit-compile` for
+graph mode); the step-0 check compares its loss eagerly, under XLA and in PyTorch. The script
+prints each side's CPU time (training per step, evaluation) and, at the end, a table per metric
+and evaluation step: mean ± sd (min–max) over the seeds for both, and whether tfbert's mean lies
+inside the reference's min–max.
+
     python benchmarks/learning_parity.py --family albert --seeds 3 --steps 600
-    python benchmarks/learning_parity.py --family electra --seeds 3 --steps 600
-    python benchmarks/learning_parity.py --family spanbert --seeds 3 --steps 600
+    python benchmarks/learning_parity.py --family electra --seeds 3 --steps 200 --eval-every 50 --heldout-batches 10
+
+Seeds can run in separate processes (in parallel) and be tabled together: `--record FILE` appends
+each seed's curves to FILE and prints the table over every seed recorded there with the same
+family, steps, batch, sequence length, held-out batches and learning rate:
+
+    python benchmarks/learning_parity.py --family albert --seeds 1 --first-seed 1 --record albert.jsonl
+    python benchmarks/learning_parity.py --family albert --seeds 1 --first-seed 2 --record albert.jsonl
 
 Needs `torch` and `transformers` (the CPU wheels are enough).
 """
@@ -41,7 +53,9 @@ _HERE = str(Path(__file__).resolve().parent)
 sys.path = [entry for entry in sys.path if entry not in (_HERE, "")] + [_HERE]
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import dataclasses  # noqa: E402
+import json  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from typing import Callable  # noqa: E402
@@ -170,18 +184,29 @@ def family_outputs(out: dict, batch: Batch, family_name: str, rtd_labels: np.nda
     return result
 
 
-def tfbert_outputs(model: keras.Model, batch: Batch, family_name: str) -> dict:
-    inputs, labels = split(batch, model)
-    out = {name: np.asarray(value) for name, value in model(inputs, training=False).items()}
-    if family_name not in ("albert", "spanbert"):
-        replaced = np.asarray(model.replaced_labels(inputs, labels, out))
-        return {**family_outputs(out, batch, family_name, replaced), "corrupted": out["corrupted_ids"]}
-    return family_outputs(out, batch, family_name)
+def tfbert_evaluator(model: keras.Model, family_name: str, jit_compile: bool) -> Callable[[Batch], dict]:
+    """batch -> what `score` reads, with the inference pass compiled as the training step is."""
+    forward = tf.function(lambda inputs: model(inputs, training=False), jit_compile=jit_compile)
+
+    def outputs(batch: Batch) -> dict:
+        inputs, labels = split(batch, model)
+        out = {name: np.asarray(value) for name, value in forward(inputs).items()}
+        if family_name == "electra":
+            replaced = np.asarray(model.replaced_labels(inputs, labels, out))
+            return family_outputs(out, batch, family_name, replaced)
+        return family_outputs(out, batch, family_name)
+
+    return outputs
 
 
-def tfbert_loss(model: keras.Model, batch: Batch) -> float:
+def tfbert_loss(model: keras.Model, batch: Batch, jit_compile: bool = False) -> float:
+    """tfbert's loss on `batch` (inference pass), eagerly or compiled with XLA as the training step is."""
     inputs, labels = split(batch, model)
-    return float(model.compute_loss(inputs, labels, model(inputs, training=False), training=False))
+
+    def loss(inputs, labels):
+        return model.compute_loss(inputs, labels, model(inputs, training=False), training=False)
+
+    return float(tf.function(loss, jit_compile=True)(inputs, labels) if jit_compile else loss(inputs, labels))
 
 
 # ------------------------------------------------------------------------------------- Hugging Face
@@ -358,64 +383,156 @@ def torch_optimizer(reference: Reference, steps: int, peak: float):
 
 # ------------------------------------------------------------------------------------------ the runs
 
-def step0_check(tf_model, reference: Reference, batch: Batch, family_name: str) -> tuple[float, float]:
-    """tfbert's and the reference's loss on `batch` with identical weights (ELECTRA: tfbert's sample)."""
-    tf_loss = tfbert_loss(tf_model, batch)
+def step0_check(tf_model, reference: Reference, batch: Batch, family_name: str) -> dict[str, float]:
+    """tfbert's loss on `batch` eagerly and under XLA, and the reference's, with identical weights
+    (ELECTRA: every loss on tfbert's one generator sample)."""
     if family_name == "electra":
         inputs, _ = split(batch, tf_model)
         batch = {**batch, "corrupted_ids": np.asarray(tf_model(inputs, training=False)["corrupted_ids"])}
-        tf_loss = tfbert_loss_with_sample(tf_model, batch)
+        losses = {"tfbert": tfbert_loss_with_sample(tf_model, batch),
+                  "tfbert XLA": tfbert_loss_with_sample(tf_model, batch, jit_compile=True)}
+    else:
+        losses = {"tfbert": tfbert_loss(tf_model, batch), "tfbert XLA": tfbert_loss(tf_model, batch, jit_compile=True)}
     reference.eval()
     with torch.no_grad():
-        hf_loss = float(reference(torch_batch(batch))[0])
-    return tf_loss, hf_loss
+        losses["Hugging Face"] = float(reference(torch_batch(batch))[0])
+    return losses
 
 
-def tfbert_loss_with_sample(model, batch: Batch) -> float:
+def tfbert_loss_with_sample(model, batch: Batch, jit_compile: bool = False) -> float:
     """tfbert's ELECTRA loss for a given corrupted input (its sampler replaced by that sample)."""
     inputs, labels = split(batch, model)
-    out = dict(model(inputs, training=False))
-    out["corrupted_ids"] = batch["corrupted_ids"]
-    discriminated = model.discriminator({name: inputs[name] for name in model.discriminator.input} |
-                                        {"token_ids": batch["corrupted_ids"]}, training=False)
-    out["rtd_logits"] = model.get_layer("discriminator_head")(discriminated["sequence_output"])
-    return float(model.compute_loss(inputs, labels, out, training=False))
+
+    def loss(inputs, labels, corrupted):
+        out = dict(model(inputs, training=False))
+        out["corrupted_ids"] = corrupted
+        discriminated = model.discriminator({name: inputs[name] for name in model.discriminator.input} |
+                                            {"token_ids": corrupted}, training=False)
+        out["rtd_logits"] = model.get_layer("discriminator_head")(discriminated["sequence_output"])
+        return model.compute_loss(inputs, labels, out, training=False)
+
+    loss = tf.function(loss, jit_compile=True) if jit_compile else loss
+    return float(loss(inputs, labels, batch["corrupted_ids"]))
 
 
-def run_tfbert(model, batches, heldout, family_name, args) -> dict[int, dict]:
+class CpuClock:
+    """CPU seconds spent evaluating and training, the training ones per block of steps."""
+
+    def __init__(self):
+        self.evaluation = 0.0
+        self.training: list[tuple[int, float]] = []  # (steps, CPU seconds) per `training_steps` block
+
+    @contextlib.contextmanager
+    def evaluating(self):
+        start = time.process_time()
+        yield
+        self.evaluation += time.process_time() - start
+
+    @contextlib.contextmanager
+    def training_steps(self, steps: int):
+        start = time.process_time()
+        yield
+        self.training.append((steps, time.process_time() - start))
+
+    def summary(self, first_steps: int) -> str:
+        """Training CPU in total, per step after the first `first_steps` (compilation, warm-up), evaluation."""
+        done, later_steps, later_seconds = 0, 0, 0.0
+        for steps, seconds in self.training:
+            if done >= first_steps:
+                later_steps, later_seconds = later_steps + steps, later_seconds + seconds
+            done += steps
+        per_step = f"{later_seconds / later_steps:.3f} s a step after step {first_steps}" if later_steps else "n/a"
+        total = sum(seconds for _, seconds in self.training)
+        return f"CPU: training {total:.0f} s ({per_step}), evaluation {self.evaluation:.0f} s"
+
+
+def run_tfbert(model, batches, heldout, family_name, args, clock: CpuClock) -> dict[int, dict]:
     model.compile(optimizer=create_optimizer("bert", args.steps, learning_rate=args.learning_rate,
-                                             warmup_steps=args.steps // 10, clipnorm=CLIP), jit_compile=False)
-    curve = {0: score([tfbert_outputs(model, batch, family_name) for batch in heldout], family_name)}
+                                             warmup_steps=args.steps // 10, clipnorm=CLIP),
+                  jit_compile=args.jit_compile)
+    outputs = tfbert_evaluator(model, family_name, args.jit_compile)
+
+    def evaluate():
+        with clock.evaluating():
+            return score([outputs(batch) for batch in heldout], family_name)
+
+    curve = {0: evaluate()}
     for start in range(0, args.steps, args.eval_every):
         chunk = batches[start:start + args.eval_every]
         stacked = {name: np.stack([batch[name] for batch in chunk]) for name in chunk[0]}
         dataset = tf.data.Dataset.from_tensor_slices(stacked).map(lambda batch: split(batch, model))
-        model.fit(dataset, epochs=1, verbose=0)
-        curve[start + len(chunk)] = score([tfbert_outputs(model, batch, family_name) for batch in heldout], family_name)
+        with clock.training_steps(len(chunk)):
+            model.fit(dataset, epochs=1, verbose=0)
+        curve[start + len(chunk)] = evaluate()
     return curve
 
 
-def run_reference(reference: Reference, batches, heldout, family_name, args) -> dict[int, dict]:
+def run_reference(reference: Reference, batches, heldout, family_name, args, clock: CpuClock) -> dict[int, dict]:
     optimizer, lr_schedule = torch_optimizer(reference, args.steps, args.learning_rate)
-    reference.eval()
-    curve = {0: score([reference_outputs(reference, batch, family_name) for batch in heldout], family_name)}
+
+    def evaluate():
+        reference.eval()
+        with clock.evaluating():
+            return score([reference_outputs(reference, batch, family_name) for batch in heldout], family_name)
+
+    curve = {0: evaluate()}
     for step, batch in enumerate(batches, 1):
         reference.train()
-        loss = reference(torch_batch(batch))[0]
-        optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(reference.parameters(), CLIP)
-        optimizer.step()
-        lr_schedule.step()
+        with clock.training_steps(1):
+            loss = reference(torch_batch(batch))[0]
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(reference.parameters(), CLIP)
+            optimizer.step()
+            lr_schedule.step()
         if step % args.eval_every == 0 or step == len(batches):
-            reference.eval()
-            curve[step] = score([reference_outputs(reference, batch, family_name) for batch in heldout], family_name)
+            curve[step] = evaluate()
     return curve
 
 
 def spread(values: list[float]) -> str:
+    """mean ± sample standard deviation (min–max)."""
     values = np.asarray(values)
-    return f"{values.mean():.3f} ± {values.std():.3f} ({values.min():.3f}–{values.max():.3f})"
+    deviation = values.std(ddof=1) if len(values) > 1 else 0.0
+    return f"{values.mean():.3f} ± {deviation:.3f} ({values.min():.3f}–{values.max():.3f})"
+
+
+RUN_SETTINGS = ("family", "steps", "batch_size", "sequence_length", "heldout_batches", "learning_rate")
+
+
+def record(path: Path, args, seed: int, side: str, curve: dict[int, dict]) -> None:
+    """Append one seed's curve to the JSON-lines file `path` (runs of one family can then be split
+    over processes, one seed each, and tabled together)."""
+    line = {**{name: getattr(args, name) for name in RUN_SETTINGS}, "seed": seed, "side": side,
+            "jit_compile": args.jit_compile, "curve": {str(step): scores for step, scores in curve.items()}}
+    with path.open("a") as file:
+        file.write(json.dumps(line) + "\n")
+
+
+def recorded_curves(path: Path, args) -> dict[str, list[dict]]:
+    """The curves in `path` from runs with this run's settings, the newest per side and seed."""
+    newest: dict[tuple[str, int], dict] = {}
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        if all(entry[name] == getattr(args, name) for name in RUN_SETTINGS):
+            newest[entry["side"], entry["seed"]] = {int(step): scores for step, scores in entry["curve"].items()}
+    return {side: [curve for (name, _), curve in sorted(newest.items()) if name == side]
+            for side in ("tfbert", "Hugging Face")}
+
+
+def print_table(curves: dict[str, list[dict]], metrics: tuple[str, ...]) -> None:
+    """Per metric and evaluation step (those every curve has): both sides' mean ± sd (min–max) over
+    the seeds, and whether tfbert's mean lies inside the reference's min–max."""
+    seeds = len(curves["tfbert"])
+    steps = sorted(set.intersection(*(set(curve) for side in curves.values() for curve in side)))
+    print(f"\n| metric | step | tfbert (mean ± sd, min–max over {seeds} seeds) | Hugging Face "
+          f"({len(curves['Hugging Face'])} seeds) | tfbert mean inside HF min–max |")
+    print("|---|---:|---:|---:|:---:|")
+    for metric in metrics:
+        for step in steps:
+            tfbert, reference = ([curve[step][metric] for curve in curves[name]] for name in ("tfbert", "Hugging Face"))
+            inside = min(reference) <= np.mean(tfbert) <= max(reference)
+            print(f"| {metric} | {step} | {spread(tfbert)} | {spread(reference)} | {'yes' if inside else 'no'} |")
 
 
 def main() -> None:
@@ -428,6 +545,11 @@ def main() -> None:
     parser.add_argument("--sequence-length", type=int, default=64)
     parser.add_argument("--heldout-batches", type=int, default=20)
     parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--first-seed", type=int, default=0, help="run seeds first-seed .. first-seed + seeds - 1")
+    parser.add_argument("--record", type=Path, help="append each seed's curves to this JSON-lines file and "
+                        "print the table over every seed recorded there with these settings")
+    parser.add_argument("--jit-compile", action=argparse.BooleanOptionalAction, default=True,
+                        help="compile tfbert's train step and evaluation with XLA, as `tfbert pretrain` does")
     args = parser.parse_args()
     torch.set_num_threads(1)  # two spinning OpenMP threads waste CPU on a shared 2-core machine
     family = FAMILIES[args.family]
@@ -435,30 +557,29 @@ def main() -> None:
     curves = {"tfbert": [], "Hugging Face": []}
     print(f"# {args.family}: {machine()}; {args.steps} steps of {args.batch_size} x {args.sequence_length}, "
           f"AdamW peak {args.learning_rate:g}, 10% warm-up, linear decay, clip {CLIP}; "
-          f"held out {args.heldout_batches} batches", flush=True)
-    for seed in range(args.seeds):
+          f"held out {args.heldout_batches} batches; tfbert jit_compile={args.jit_compile}", flush=True)
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         batches = training_batches(seed)
         tf_model = tfbert_model(config, args.family, seed)
         reference = Reference(tf_model, args.family, seed)
-        tf_loss, hf_loss = step0_check(tf_model, reference, batches[0], args.family)
-        print(f"seed {seed}: step-0 loss tfbert {tf_loss:.6f}, Hugging Face {hf_loss:.6f}", flush=True)
-        if abs(tf_loss - hf_loss) > 1e-4 * max(1.0, abs(tf_loss)):
-            raise SystemExit(f"step-0 losses differ by {abs(tf_loss - hf_loss):.2e}: the weight copy or a forward "
-                             "pass is wrong")
-        for name, run in (("tfbert", lambda: run_tfbert(tf_model, batches, heldout, args.family, args)),
-                          ("Hugging Face", lambda: run_reference(reference, batches, heldout, args.family, args))):
-            start, cpu = time.perf_counter(), time.process_time()
-            curves[name].append(run())
+        losses = step0_check(tf_model, reference, batches[0], args.family)
+        print(f"seed {seed}: step-0 loss " + ", ".join(f"{name} {value:.6f}" for name, value in losses.items()),
+              flush=True)
+        worst = max(abs(value - losses["Hugging Face"]) for value in losses.values())
+        if worst > 1e-4 * max(1.0, abs(losses["Hugging Face"])):
+            raise SystemExit(f"step-0 losses differ by {worst:.2e}: the weight copy or a forward pass is wrong")
+        for name, run in (("tfbert", lambda clock: run_tfbert(tf_model, batches, heldout, args.family, args, clock)),
+                          ("Hugging Face",
+                           lambda clock: run_reference(reference, batches, heldout, args.family, args, clock))):
+            start, clock = time.perf_counter(), CpuClock()
+            curves[name].append(run(clock))
             curve = {step: {metric: round(value, 4) for metric, value in scores.items()}
                      for step, scores in curves[name][-1].items()}
-            print(f"seed {seed} {name}: {curve} in {time.perf_counter() - start:.0f} s "
-                  f"({(time.process_time() - cpu) / 60:.1f} CPU min)", flush=True)
-    print(f"\n| metric | step | tfbert (mean ± sd, min–max over {args.seeds} seeds) | Hugging Face |")
-    print("|---|---:|---:|---:|")
-    for metric in family.metrics:
-        for step in curves["tfbert"][0]:
-            cells = [spread([curve[step][metric] for curve in curves[name]]) for name in curves]
-            print(f"| {metric} | {step} | {cells[0]} | {cells[1]} |")
+            print(f"seed {seed} {name}: {curve} in {time.perf_counter() - start:.0f} s; "
+                  f"{clock.summary(min(args.eval_every, args.steps // 2))}", flush=True)
+            if args.record:
+                record(args.record, args, seed, name, curves[name][-1])
+    print_table(recorded_curves(args.record, args) if args.record else curves, family.metrics)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from text_cases import HARD_STRINGS, as_text, batched
 
 from tfbert.text import WordPieceTokenizer
 from tfbert.text import _wordpiece_unsafe_chars as tables
-from tfbert.text.wordpiece_tokenizer import bert_normalize
+from tfbert.text.wordpiece_tokenizer import _LONG_WORD, MAX_CHARS_PER_WORD, bert_normalize
 
 
 @pytest.mark.parametrize("with_offsets", [False, True])
@@ -22,12 +22,38 @@ def test_general_path_alone_is_exact(wordpiece, hf_minilm, wiki_lines, korean_li
 
 def test_fast_path_alone_is_exact_on_fast_strings(wordpiece, hf_minilm, wiki_lines):
     texts = tf.constant(wiki_lines[:6000])
-    routed_fast = tf.strings.regex_full_match(texts, wordpiece._fast_path_text) & ~tf.strings.regex_full_match(texts, wordpiece._long_run)
+    routed_fast = tf.strings.regex_full_match(texts, wordpiece._fast_path_text) & ~tf.strings.regex_full_match(texts, _LONG_WORD)
     fast_texts = tf.boolean_mask(texts, routed_fast)
     assert fast_texts.shape[0] > 5500
     got = wordpiece._fast(fast_texts, False)[0].to_list()
     want = [e.ids for e in hf_minilm.encode_batch([t.decode() for t in fast_texts.numpy()], add_special_tokens=False)]
     assert got == want
+
+
+def routed_fast(wordpiece, texts):
+    texts = tf.constant(texts)
+    return (tf.strings.regex_full_match(texts, wordpiece._fast_path_text) & ~tf.strings.regex_full_match(texts, _LONG_WORD)).numpy().tolist()
+
+
+# Words at the length limits: 100 characters after normalization for BERT, 400 bytes for the fast path.
+# "é" is one character after normalization (two bytes), "각" three (conjoining jamo, MiniLM's vocabulary is NFD);
+# runs of 18 or more holding such a character take the general path (the routing test is conservative there).
+LONG_WORDS = {
+    "x" * 100: True, "x" * 101: False, "é" * 100: True, "é" * 101: False, "ab-" * 60: True,
+    "각" * 17: True, "각" * 34: False, "x" * 16 + "각" + "x" * 16: True, "x" * 17 + "각" + "x" * 16: False,
+    "각 " + "x" * 34: False, "x" * 34 + " 각": False, "각 " + "x" * 33: True,
+}
+
+
+def test_long_words_route_by_their_normalized_length(wordpiece):
+    assert routed_fast(wordpiece, [f"plain {word} text" for word in LONG_WORDS]) == list(LONG_WORDS.values())
+
+
+def test_long_words_are_exact_on_both_sides_of_the_limits(wordpiece, hf_minilm):
+    texts = [f"{word}" for word in LONG_WORDS] + [f"a {word}. b" for word in LONG_WORDS]
+    got = wordpiece.tokenize(tf.constant(texts)).to_list()
+    assert got == [e.ids for e in hf_minilm.encode_batch(texts, add_special_tokens=False)]
+    assert [len(ids) for ids in got[:2]] == [len(hf_minilm.encode("x" * MAX_CHARS_PER_WORD, add_special_tokens=False).ids), 1]
 
 
 def unsafe_code_points(vocab_file, lowercase):
@@ -69,3 +95,12 @@ def as_ranges(code_points):
 def test_unsafe_character_tables(assets, lowercase):
     table = tables.UNSAFE_WHEN_LOWERCASING if lowercase else tables.UNSAFE_WHEN_CASED
     assert as_ranges(unsafe_code_points(assets("minilm/vocab.txt"), lowercase)) == table
+
+
+@pytest.mark.slow
+def test_expanding_character_table():
+    code_points = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    characters = tf.constant([chr(c).encode() for c in code_points])
+    lengths = tf.strings.length(bert_normalize(characters, lowercase=True), unit="UTF8_CHAR").numpy()
+    assert max(lengths) == tables.MOST_CHARACTERS_FROM_ONE
+    assert as_ranges([c for c, length in zip(code_points, lengths) if length > 1]) == tables.EXPANDING_WHEN_LOWERCASING

@@ -20,7 +20,12 @@ import tensorflow_text as tf_text
 
 from tfbert.text._aligned_normalization import character_ends, input_span, normalize_with_alignment
 from tfbert.text._files import PathLike, read_lines
-from tfbert.text._wordpiece_unsafe_chars import UNSAFE_WHEN_CASED, UNSAFE_WHEN_LOWERCASING
+from tfbert.text._wordpiece_unsafe_chars import (
+    EXPANDING_WHEN_LOWERCASING,
+    MOST_CHARACTERS_FROM_ONE,
+    UNSAFE_WHEN_CASED,
+    UNSAFE_WHEN_LOWERCASING,
+)
 from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 VOCAB_FILE = "vocab.txt"
@@ -42,9 +47,9 @@ _WORD_BOUNDARY = f"[{_WHITESPACE}]|{_WORD_ON_ITS_OWN}"
 # format and private-use categories.
 _DROPPED = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\p{Cf}\p{Co}\x{FFFD}]"
 # A string takes TF-Text's fast path when it has none of the characters where the fast path is not
-# BERT's and no run of this many word characters: such a run could pass 100 characters after NFD
-# (up to 4 characters per character), or 400 bytes, the fast path's own limit.
-_FAST_PATH_MAX_RUN = MAX_CHARS_PER_WORD // 4 + 1
+# BERT's and no word that could pass either length limit: BERT's 100 characters after normalization,
+# the fast path's 400 bytes (`_LONG_WORD`).
+MAX_BYTES_PER_CHAR = 4
 
 
 def resolve_keep_hangul(tokens: Sequence[str], lowercase: bool, keep_hangul: bool | None) -> bool:
@@ -66,6 +71,30 @@ def resolve_keep_hangul(tokens: Sequence[str], lowercase: bool, keep_hangul: boo
 
 def _character_class(ranges) -> str:
     return "".join(f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}" for first, last in ranges)
+
+
+def _long_word_pattern() -> str:
+    """Strings with a word that could pass 100 characters after normalization (or 400 bytes).
+
+    Every code point normalizes to at most one character except the expanding ones (at most 3), so a word
+    of at most 100 characters without them, or at most 33 with them, stays within both limits (4 bytes per
+    character at most). Words are counted as runs between ASCII whitespace and punctuation, which hold
+    BERT's words, so the test is conservative. A string is long when it has a run over 100 characters, or
+    an expanding character and a run over 33: the run lies after or before that character (`E.*R{34}`,
+    `R{34}.*E`), or holds it with at least 17 run characters on one side (`R{17}E`, `ER{17}`; so runs of 18
+    or more with an expanding character count as long too). Written so that RE2's DFA stays small (a few
+    counters): one pass, as fast as a plain run-length check.
+    """
+    run = r"[^\t\n\r !-/:-@\[-`{-~]"
+    expanding = f"[{_character_class(EXPANDING_WHEN_LOWERCASING)}]"
+    longest = MAX_CHARS_PER_WORD // MOST_CHARACTERS_FROM_ONE + 1
+    either_side = (longest + 1) // 2
+    alternatives = [f"{run}{{{MAX_CHARS_PER_WORD + 1}}}", f"{expanding}.*{run}{{{longest}}}", f"{run}{{{longest}}}.*{expanding}",
+                    f"{run}{{{either_side}}}{expanding}", f"{expanding}{run}{{{either_side}}}"]
+    return f"(?s).*(?:{'|'.join(alternatives)}).*"
+
+
+_LONG_WORD = _long_word_pattern()
 
 # NFD splits each Hangul syllable into conjoining jamo (letters, not accents, so stripping keeps them).
 _HANGUL_SYLLABLES = (0xAC00, 0xD7A3)
@@ -150,21 +179,20 @@ class WordPieceTokenizer(Tokenizer):
             token_out_type=tf.int32,
             unknown_token=unknown,
             no_pretokenization=True,
-            max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
+            max_bytes_per_word=MAX_BYTES_PER_CHAR * MAX_CHARS_PER_WORD,
         )
         unsafe_ranges = list(UNSAFE_WHEN_LOWERCASING if lowercase else UNSAFE_WHEN_CASED)
         if lowercase and self.keep_hangul:  # TF-Text's fast normalizer decomposes Hangul
             unsafe_ranges += [_HANGUL_SYLLABLES, _CONJOINING_JAMO]
         unsafe = _character_class(unsafe_ranges)
         self._fast_path_text = f"[^{unsafe}]*"
-        self._long_run = f"(?s).*[^{_WHITESPACE}{_PUNCTUATION}{_CJK}]{{{_FAST_PATH_MAX_RUN}}}.*"
         self._fast_normalizer = tf_text.FastBertNormalizer(lower_case_nfd_strip_accents=lowercase)
         self._fast_tokenizer = tf_text.FastWordpieceTokenizer(
             vocab=tokens,
             token_out_type=tf.int32,
             unknown_token=unknown,
             no_pretokenization=False,
-            max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
+            max_bytes_per_word=MAX_BYTES_PER_CHAR * MAX_CHARS_PER_WORD,
         )
 
     def _word_pieces(self, words: tf.RaggedTensor, with_offsets: bool):
@@ -209,7 +237,7 @@ class WordPieceTokenizer(Tokenizer):
         return (self._fast_tokenizer.tokenize(self._fast_normalizer.normalize(strings)),)
 
     def _tokenize_batch(self, strings: tf.Tensor, with_offsets: bool):
-        fast = tf.strings.regex_full_match(strings, self._fast_path_text) & ~tf.strings.regex_full_match(strings, self._long_run)
+        fast = tf.strings.regex_full_match(strings, self._fast_path_text) & ~tf.strings.regex_full_match(strings, _LONG_WORD)
 
         def mixed():
             fast_rows = tf.where(fast)[:, 0]

@@ -18,13 +18,13 @@ from tfbert.benchmarking.report import Table
 
 
 def tokenize(quick: bool, only: str = "") -> list[Table]:
-    """Tokenization MB/s and batch-1 latency: every 32nd corpus line, batch 256, one pass, 20 single strings
-    when quick; else all lines, batches 256/1024/4096, best of 3, 300 single strings.
+    """Tokenization MB/s and batch-1 latency: every 32nd corpus line, batch 256, one pass, 20 single strings,
+    no same-work rows when quick; else all lines, batches 256/1024/4096, best of 3, 300 single strings.
 
     `only` keeps the tokenizer families whose name contains it (`WordPiece`, `SentencePiece`, `BPE`)."""
     lines = tokenization.corpus()
     if quick:
-        return tokenization.measure(lines[::32], batch_sizes=[256], repeats=1, only=only, latency=20)
+        return tokenization.measure(lines[::32], batch_sizes=[256], repeats=1, only=only, latency=20, same_work=False)
     return tokenization.measure(lines, batch_sizes=[256, 1024, 4096], repeats=3, only=only, latency=300)
 
 

@@ -5,8 +5,10 @@ Same text, same batches, same process. TF tokenizers run in a `tf.function` over
 batches; every contender gets one warm-up pass over all batches (this fills the BPE caches), then
 the best of `repeats` timed passes, contenders taking turns, is reported, as MB/s (wall clock) and
 MB per CPU-second of this process (steadier on a shared machine; Python peers with threads use
-more than one core). "ids equal reference" says whether a contender's ids equal the first row's on
-every line. `latency_table` times single strings, each a batch of one, contenders taking turns
+more than one core), each also over the family's first row. "ids equal reference" says whether a
+contender's ids equal the first row's on every line. Hugging Face's `encode_batch` (the WordPiece
+reference) computes offsets too, so the WordPiece family also has the same-work rows: Hugging Face's
+ids-only `encode_batch_fast` and tfbert's `tokenize_with_offsets`. `latency_table` times single strings, each a batch of one, contenders taking turns
 string by string. Contenders whose library is not installed are left out with a note.
 
 Example:
@@ -35,12 +37,14 @@ BYTE_BPE = "Byte-level BPE (GPT-2)"
 
 @dataclasses.dataclass(frozen=True)
 class Contender:
-    """One tokenizer of a family; `make()` returns (run on a batch, outputs -> id lists, batch kind `py`/`tf`)."""
+    """One tokenizer of a family; `make()` returns (run on a batch, outputs -> id lists, batch kind `py`/`tf`).
+    `same_work` marks the rows that only restate a comparison with equal work on both sides."""
 
     family: str
     name: str
     needs: tuple[str, ...]
     make: Callable[[], tuple[Callable, Callable, str]]
+    same_work: bool = False
 
 
 def corpus() -> list[str]:
@@ -63,20 +67,32 @@ def hf_tokenizer(tokenizer):
     return lambda batch: tokenizer.encode_batch(batch, add_special_tokens=False), lambda out: [e.ids for e in out], "py"
 
 
-def hf_wordpiece():
+def hf_wordpiece(ids_only: bool = False):
+    """MiniLM's tokenizer.json; `encode_batch` gives ids and offsets (the reference), `encode_batch_fast`
+    ids only (the same work as tfbert's `tokenize`)."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(asset("minilm/tokenizer.json")))
     tokenizer.no_truncation()
     tokenizer.no_padding()
     tokenizer.encode_special_tokens = True
+    if ids_only:
+        return (lambda batch: tokenizer.encode_batch_fast(batch, add_special_tokens=False),
+                lambda out: [e.ids for e in out], "py")
     return hf_tokenizer(tokenizer)
 
 
-def tfbert_wordpiece():
+def tfbert_wordpiece(with_offsets: bool = False):
+    """`tokenize` (ids), or `tokenize_with_offsets` (ids and offsets, the reference's work)."""
+    import tensorflow as tf
+
     from tfbert.text import WordPieceTokenizer
 
-    return tf_contender(WordPieceTokenizer(asset("minilm/vocab.txt")).tokenize)
+    tokenizer = WordPieceTokenizer(asset("minilm/vocab.txt"))
+    if not with_offsets:
+        return tf_contender(tokenizer.tokenize)
+    compiled = tf.function(tokenizer.tokenize_with_offsets)
+    return lambda batch: compiled(batch), lambda out: out[0].to_list(), "tf"
 
 
 def keras_hub_wordpiece():
@@ -150,6 +166,10 @@ CONTENDERS = (
     Contender(WORDPIECE, "HF tokenizers encode_batch", ("tokenizers",), hf_wordpiece),
     Contender(WORDPIECE, "tfbert WordPieceTokenizer", (), tfbert_wordpiece),
     Contender(WORDPIECE, "keras-hub WordPieceTokenizer", ("keras-hub",), keras_hub_wordpiece),
+    Contender(WORDPIECE, "HF tokenizers encode_batch_fast (ids only)", ("tokenizers",), lambda: hf_wordpiece(ids_only=True),
+              same_work=True),
+    Contender(WORDPIECE, "tfbert WordPieceTokenizer.tokenize_with_offsets", (), lambda: tfbert_wordpiece(with_offsets=True),
+              same_work=True),
     Contender(SENTENCEPIECE, "sentencepiece encode (threads)", ("sentencepiece",), spm_library),
     Contender(SENTENCEPIECE, "tfbert SentencePieceTokenizer", (), tfbert_sentencepiece),
     Contender(SENTENCEPIECE, "tfbert SentencePieceTokenizer(exact=False)", (), lambda: tfbert_sentencepiece(False)),
@@ -167,19 +187,21 @@ def run_batches(run: Callable, batches: list) -> None:
         run(batch)
 
 
-def measure(lines: list[str], batch_sizes: list[int], repeats: int, only: str = "", latency: int = 0) -> list[Table]:
-    """The tokenization table over `lines`: a row per installed contender (of families containing `only`)
-    and batch size, with its speed over the family's first row, and a note per peer left out; with `latency`,
-    also the batch-1 latency table over that many single strings."""
+def measure(lines: list[str], batch_sizes: list[int], repeats: int, only: str = "", latency: int = 0,
+            same_work: bool = True) -> list[Table]:
+    """The tokenization table over `lines`: a row per installed contender (of families containing `only`;
+    without the same-work rows unless `same_work`) and batch size, with its speed over the family's first row,
+    and a note per peer left out; with `latency`, also the batch-1 latency table over that many single strings."""
     import tensorflow as tf
 
     megabytes = sum(len(line.encode()) for line in lines) / 1e6
-    chosen = [contender for contender in CONTENDERS if only in contender.family]
+    chosen = [contender for contender in CONTENDERS
+              if only in contender.family and (same_work or not contender.same_work)]
     absent = peers.missing(sorted({peer for contender in chosen for peer in contender.needs}))
     table = Table("Tokenization", ["tokenizer", "implementation", "batch", "MB/s", "MB per CPU-s",
-                                   "wall vs reference", "ids equal reference"], [],
+                                   "wall vs reference", "CPU vs reference", "ids equal reference"], [],
                   setup=[f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}"],
-                  align="llrrrrl")
+                  align="llrrrrrl")
     families: dict[str, list] = {}
     for contender in chosen:
         if not set(contender.needs) & set(absent):
@@ -222,7 +244,7 @@ def latency_rows(family: str, members: list, lines: list[str], count: int) -> li
 
 def family_rows(family: str, members: list, lines: list[str], batch_size: int, repeats: int,
                 megabytes: float) -> list[list[str]]:
-    """One family's rows at one batch size, with each one's wall-clock speed over the family's first row."""
+    """One family's rows at one batch size, with each one's wall-clock and CPU speed over the family's first row."""
     import tensorflow as tf
 
     python_batches = [lines[i:i + batch_size] for i in range(0, len(lines), batch_size)]
@@ -242,5 +264,6 @@ def family_rows(family: str, members: list, lines: list[str], batch_size: int, r
         same = ("reference" if name == reference_name
                 else "yes" if differing == 0 else f"no: {differing} of {len(reference)} lines differ")
         rows.append([family, name, str(batch_size), f"{megabytes / best[name]:.2f}",
-                     f"{megabytes / max(best_cpu[name], 1e-9):.2f}", f"{best[reference_name] / best[name]:.2f}x", same])
+                     f"{megabytes / max(best_cpu[name], 1e-9):.2f}", f"{best[reference_name] / best[name]:.2f}x",
+                     f"{best_cpu[reference_name] / max(best_cpu[name], 1e-9):.2f}x", same])
     return rows

@@ -113,6 +113,9 @@ class BytePairTokenizer(Tokenizer):
         <tf.Tensor: ... numpy=array([b'Hello world'], dtype=object)>
     """
 
+    # The merge list (Python strings, some 50,000) is no place for variables either (see Tokenizer).
+    _TF_MODULE_IGNORED_PROPERTIES = Tokenizer._TF_MODULE_IGNORED_PROPERTIES | {"_merges"}
+
     def __init__(
         self,
         vocabulary: PathLike | Mapping[str, int],

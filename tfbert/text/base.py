@@ -41,6 +41,11 @@ class Tokenizer(tf.Module):
     (role -> token string) and implement `tokenize`, `tokenize_with_offsets` and `detokenize`.
     """
 
+    # Python copies of the vocabulary (tens of thousands of strings) that `tf.Module` would otherwise
+    # flatten each time a SavedModel export asks a module for its variables (most of an export's time
+    # for a 50k vocabulary); the graph reads the vocabulary from its constants and tables, never these.
+    _TF_MODULE_IGNORED_PROPERTIES = tf.Module._TF_MODULE_IGNORED_PROPERTIES | {"_tokens", "_token_index", "_merges"}
+
     def __init__(self, tokens: Sequence[str], special_tokens: Mapping[str, str | None], name: str | None = None):
         super().__init__(name=name)
         self._tokens = list(tokens)

@@ -1,7 +1,9 @@
-"""The `--hub-pair` export of the real MiniLM checkpoint used exactly as the TF Hub BERT tutorials use
-`bert_en_uncased_preprocess` / `bert_en_uncased_L-12_H-768_A-12`: with `tensorflow_hub` + `tf_keras`
-(in a fresh process, TF_USE_LEGACY_KERAS=1) and with Keras 3 `TFSMLayer`; numbers equal the
-SavedModels' serving signatures on the same text."""
+"""`--hub-pair` exports used exactly as the TF Hub BERT tutorials use `bert_en_uncased_preprocess` /
+`bert_en_uncased_L-12_H-768_A-12`, for the three tokenizer kinds: WordPiece (the real MiniLM
+checkpoint), SentencePiece (a tiny ALBERT) and byte-level BPE (a tiny RoBERTa on GPT-2's vocabulary).
+With `tensorflow_hub` + `tf_keras` (`hub_tutorial.py`: one fresh process, TF_USE_LEGACY_KERAS=1, all
+three pairs) and with Keras 3 `TFSMLayer`; numbers equal the SavedModels' serving signatures on the
+same text."""
 
 import json
 import os
@@ -18,55 +20,89 @@ FIRST = ["Ada Lovelace wrote the first program.", "unaffable naïve café", "", 
 SECOND = ["Who wrote it?", "Zürich", "x", ""]
 # empty, invalid UTF-8, NUL, a 1 MB string
 BAD = [b"", b"\xff\xfe ok", b"a\x00b", "naïve café ".encode() * 100_000]
-SEQUENCE_LENGTH = 24
+SEQUENCE_LENGTH = 16
 SHORT_LENGTH = 8
-TOLERANCE = 1e-5
+TOLERANCE = 1e-5  # absolute and relative: the tutorial's numbers come from another process
+KINDS = ["wordpiece", "sentencepiece", "byte_bpe"]
+GPT2_SPECIALS = {"<|endoftext|>": 50256, "<s>": 50257, "</s>": 50258, "<pad>": 50259, "<mask>": 50260}
 
 pytest.importorskip("tensorflow_hub")
 pytest.importorskip("tf_keras")
 
 
+def _source(kind: str, assets):
+    """`(source, tokenizer)` of one kind: MiniLM's checkpoint folder, else a tiny encoder (random weights)."""
+    import keras
+
+    from tfbert.config import load_config
+    from tfbert.models.encoder import Encoder
+    from tfbert.text import BytePairTokenizer, SentencePieceTokenizer
+
+    if kind == "wordpiece":
+        return Path(assets("minilm/config.json")).parent, None
+    if kind == "sentencepiece":
+        config_name = "albert_tiny"
+        tokenizer = SentencePieceTokenizer(assets("spm/botchan_en_unigram_1000.model"), lowercase=True,
+                                           special_tokens={"pad": "<unk>"})
+    else:
+        config_name = "roberta_tiny"
+        tokenizer = BytePairTokenizer.from_tiktoken(assets("bpe/gpt2.tiktoken"), special_tokens=GPT2_SPECIALS)
+    keras.utils.set_random_seed(0)
+    config = load_config(config_name).encoder
+    return Encoder(config.replace(vocab_size=tokenizer.vocabulary_size(), num_layers=1), name="encoder"), tokenizer
+
+
 @pytest.fixture(scope="module")
-def hub_pair(assets, tmp_path_factory):
+def hub_pairs(assets, tmp_path_factory) -> dict[str, tuple[Path, Path]]:
+    """`{kind: (preprocess_dir, encoder_dir)}`: one pair export (`pair=True`) per tokenizer kind."""
     from tfbert.export import export_hub_pair
 
-    minilm = Path(assets("minilm/config.json")).parent
-    return export_hub_pair(minilm, "minilm", output_dir=tmp_path_factory.mktemp("hub"),
-                           sequence_length=SEQUENCE_LENGTH, pair=True)
+    root = tmp_path_factory.mktemp("hub")
+    pairs = {}
+    for kind in KINDS:
+        source, tokenizer = _source(kind, assets)
+        pairs[kind] = export_hub_pair(source, kind, tokenizer=tokenizer, output_dir=root,
+                                      sequence_length=SEQUENCE_LENGTH, pair=True)
+    return pairs
 
 
 @pytest.fixture(scope="module")
-def tutorial(hub_pair, tmp_path_factory):
-    """The tutorial script's results, `{pattern: {output: array}}`."""
+def tutorial(hub_pairs, tmp_path_factory) -> dict[str, dict[str, dict[str, np.ndarray]]]:
+    """The tutorial script's results, `{kind: {pattern: {output: array}}}`."""
     folder = tmp_path_factory.mktemp("tutorial")
-    texts = folder / "texts.json"
-    texts.write_text(json.dumps({"first": FIRST, "second": SECOND, "seq_length": SEQUENCE_LENGTH,
-                                 "short_length": SHORT_LENGTH, "bad": [text.hex() for text in BAD]}),
-                     encoding="utf-8")
-    results = folder / "results.npz"
+    request, results = folder / "request.json", folder / "results.npz"
+    request.write_text(json.dumps({"pairs": {kind: [str(path) for path in pair] for kind, pair in hub_pairs.items()},
+                                   "first": FIRST, "second": SECOND, "seq_length": SEQUENCE_LENGTH,
+                                   "short_length": SHORT_LENGTH, "bad": [text.hex() for text in BAD]}),
+                       encoding="utf-8")
     script = Path(__file__).with_name("hub_tutorial.py")
-    completed = subprocess.run([sys.executable, str(script), *map(str, hub_pair), str(texts), str(results)],
-                               capture_output=True, text=True, timeout=300,
-                               env={**os.environ, "TF_USE_LEGACY_KERAS": "1"})
+    completed = subprocess.run([sys.executable, str(script), str(request), str(results)], capture_output=True,
+                               text=True, timeout=420, env={**os.environ, "TF_USE_LEGACY_KERAS": "1"})
     assert completed.returncode == 0, completed.stderr[-3000:]
-    grouped: dict[str, dict[str, np.ndarray]] = {}
+    grouped: dict[str, dict[str, dict[str, np.ndarray]]] = {}
     with np.load(results) as archive:
         for name in archive.files:
-            pattern, output = name.split("/", 1)
-            grouped.setdefault(pattern, {})[output] = archive[name]
+            kind, pattern, output = name.split("/", 2)
+            grouped.setdefault(kind, {}).setdefault(pattern, {})[output] = archive[name]
     return grouped
 
 
-@pytest.fixture(scope="module")
-def signatures(hub_pair):
-    preprocess, encoder = (tf.saved_model.load(str(path)) for path in hub_pair)
-    pair = preprocess.signatures["preprocess"](text=tf.constant(FIRST), text_pair=tf.constant(SECOND))
-    return {"pair": {name: value.numpy() for name, value in pair.items()}, "encoder": encoder}
+def _assert_close(actual, expected):
+    np.testing.assert_allclose(np.asarray(actual), expected, rtol=TOLERANCE, atol=TOLERANCE)
 
 
-def _encode(signatures, inputs):
-    outputs = signatures["encoder"].signatures["encode"](**{name: tf.constant(value) for name, value in inputs.items()})
-    return {name: value.numpy() for name, value in outputs.items()}
+def _assert_equal(actual: dict, expected: dict):
+    assert actual.keys() == expected.keys()
+    for name in actual:
+        np.testing.assert_array_equal(actual[name], expected[name], err_msg=name)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_hub_keras_layer_preprocess_packs_one_segment(tutorial, kind):
+    called = tutorial[kind]["call"]
+    assert called["input_word_ids"].dtype == np.int32
+    assert called["input_word_ids"].shape == (len(FIRST), SEQUENCE_LENGTH)
+    _assert_equal(called, tutorial[kind]["one_segment"])
 
 
 def test_hub_keras_layer_preprocess_equals_the_fine_tuning_preprocessor(tutorial, assets):
@@ -74,62 +110,83 @@ def test_hub_keras_layer_preprocess_equals_the_fine_tuning_preprocessor(tutorial
     from tfbert.text import WordPieceTokenizer
 
     expected = Preprocessor(WordPieceTokenizer(assets("minilm/vocab.txt")), SEQUENCE_LENGTH).encode(FIRST)
-    called = tutorial["call"]
-    assert called["input_word_ids"].dtype == np.int32
-    assert called["input_word_ids"].shape == (len(FIRST), SEQUENCE_LENGTH)
+    called = tutorial["wordpiece"]["call"]
     np.testing.assert_array_equal(called["input_word_ids"], expected["token_ids"])
     np.testing.assert_array_equal(called["input_mask"], expected["padding_mask"])
     np.testing.assert_array_equal(called["input_type_ids"], expected["segment_ids"])
 
 
-def test_hub_encoder_outputs_equal_the_encode_signature(tutorial, signatures):
-    expected = _encode(signatures, tutorial["call"])
-    encoded = tutorial["encoder"]
-    np.testing.assert_allclose(encoded["pooled_output"], expected["pooled_output"], atol=TOLERANCE)
-    np.testing.assert_allclose(encoded["sequence_output"], expected["sequence_output"], atol=TOLERANCE)
+@pytest.mark.parametrize("kind", KINDS)
+def test_hub_encoder_outputs_equal_the_encode_signature(tutorial, kind):
+    expected, encoded = tutorial[kind]["signature_encode"], tutorial[kind]["encoder"]
+    _assert_close(encoded["pooled_output"], expected["pooled_output"])
+    _assert_close(encoded["sequence_output"], expected["sequence_output"])
     np.testing.assert_array_equal(encoded["default_output"], encoded["pooled_output"])
-    assert encoded["encoder_outputs"].shape[0] == 6
-    np.testing.assert_allclose(encoded["encoder_outputs"][-1], expected["sequence_output"], atol=TOLERANCE)
+    assert encoded["encoder_outputs"].shape[0] == (6 if kind == "wordpiece" else 1)
+    _assert_close(encoded["encoder_outputs"][-1], expected["sequence_output"])
 
 
-def test_tokenize_then_bert_pack_inputs_equals_the_pair_signature(tutorial, signatures):
-    assert int(tutorial["tokenize"]["rank"]) == 3  # [batch, words, pieces] for WordPiece
-    for name, value in tutorial["pack"].items():
-        np.testing.assert_array_equal(value, signatures["pair"][name])
+@pytest.mark.parametrize("kind", KINDS)
+def test_tokenize_then_bert_pack_inputs_equals_the_pair_signature(tutorial, kind):
+    # [batch, words, pieces] for WordPiece as TF Hub's BERT preprocessors; [batch, pieces] otherwise
+    assert int(tutorial[kind]["tokenize"]["rank"]) == (3 if kind == "wordpiece" else 2)
+    packed = tutorial[kind]["pack"]
+    _assert_equal(packed, tutorial[kind]["signature_pair"])
+    if kind == "byte_bpe":
+        assert not packed["input_type_ids"].any(), "RoBERTa packs pairs with type ids 0"
+    else:
+        assert packed["input_type_ids"][0].any()
 
 
 def test_bert_pack_inputs_truncates_round_robin(tutorial):
-    short = tutorial["short"]
+    short = tutorial["wordpiece"]["short"]
     assert short["input_word_ids"].shape == (len(FIRST), SHORT_LENGTH)
     # row 0: both segments are longer than the 5 tokens left by [CLS] a [SEP] b [SEP]; round robin keeps 3 + 2
     np.testing.assert_array_equal(short["input_mask"][0], np.ones(SHORT_LENGTH))
     np.testing.assert_array_equal(short["input_type_ids"][0], [0] * (1 + 3 + 1) + [1] * (2 + 1))
 
 
-def test_bad_input_through_hub_keras_layer_equals_the_signature(tutorial):
-    for name, value in tutorial["bad_pair"].items():
-        np.testing.assert_array_equal(value, tutorial["bad_signature"][name])
-    mask = tutorial["bad"]["input_mask"]
-    assert mask[0].sum() == 2, "an empty text is [CLS] [SEP]"
+@pytest.mark.parametrize("kind", KINDS)
+def test_bad_input_through_hub_keras_layer_equals_the_signature(tutorial, kind):
+    _assert_equal(tutorial[kind]["bad_pair"], tutorial[kind]["signature_bad_pair"])
+    mask = tutorial[kind]["bad"]["input_mask"]
+    assert mask[0].sum() == 2, "an empty text is [CLS] [SEP] (<s> </s>)"
     assert mask[1].sum() > 2 and mask[2].sum() > 2, "invalid UTF-8 and NUL keep their readable text"
     assert mask[3].all(), "a 1 MB string is truncated to the sequence length"
 
 
-def test_hub_keras_layer_encoder_fine_tunes(tutorial):
-    finetune = tutorial["finetune"]
+@pytest.mark.parametrize("kind", KINDS)
+def test_bert_pack_inputs_rejects_segments_that_do_not_fit(tutorial, kind):
+    errors = tutorial[kind]["errors"]
+    assert str(errors["no_room"]).startswith("InvalidArgumentError")
+    assert "sequence_length leaves no room for 2 segments" in str(errors["no_room"])
+    # 4 segments: 1 to 3 are traced, so TensorFlow refuses the call before anything runs, listing them
+    too_many = str(errors["too_many_segments"])
+    assert too_many.startswith("ValueError") and "Could not find matching concrete function" in too_many
+    assert int(errors["then_packs"]) == SEQUENCE_LENGTH, "the layer still packs after the errors"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_hub_keras_layer_encoder_fine_tunes(tutorial, kind):
+    finetune = tutorial[kind]["finetune"]
     assert int(finetune["num_trainable"]) > 0
     assert int(finetune["changed"]) == int(finetune["num_trainable"])
 
 
-def test_keras3_tfsm_layer_runs_the_pair(hub_pair, signatures):
+@pytest.mark.parametrize("kind", KINDS)
+def test_keras3_tfsm_layers_equal_the_hub_keras_layers(hub_pairs, tutorial, kind):
     import keras
 
-    preprocess = keras.layers.TFSMLayer(str(hub_pair[0]), call_endpoint="__call__")
-    encoder = keras.layers.TFSMLayer(str(hub_pair[1]), call_endpoint="__call__")
+    preprocess_dir, encoder_dir = hub_pairs[kind]
+    preprocess = keras.layers.TFSMLayer(str(preprocess_dir), call_endpoint="__call__")
+    encoder = keras.layers.TFSMLayer(str(encoder_dir), call_endpoint="__call__")
     packed = preprocess(tf.constant(FIRST))
+    _assert_equal({name: np.asarray(value) for name, value in packed.items()}, tutorial[kind]["call"])
     outputs = encoder(packed)
-    expected = _encode(signatures, {name: value.numpy() for name, value in packed.items()})
-    np.testing.assert_allclose(np.asarray(outputs["pooled_output"]), expected["pooled_output"], atol=TOLERANCE)
+    expected = tutorial[kind]["signature_encode"]
+    for name in ("pooled_output", "sequence_output"):
+        _assert_close(outputs[name], expected[name])
+    assert len(outputs["encoder_outputs"]) == tutorial[kind]["encoder"]["encoder_outputs"].shape[0]
 
 
 @pytest.fixture(scope="module")
@@ -147,19 +204,12 @@ def test_sentencepiece_tokenize_is_flat_and_packs_roberta_style(sentencepiece_hu
     hub_text = sentencepiece_hub_text
     first, second = hub_text.tokenize(tf.constant(FIRST[:2])), hub_text.tokenize(tf.constant(SECOND[:2]))
     assert isinstance(first, tf.RaggedTensor) and first.shape.rank == 2
-    packed = hub_text.bert_pack_inputs([first, second], seq_length=SEQUENCE_LENGTH)
+    packed = hub_text.bert_pack_inputs([first, second], seq_length=32)  # room for both rows whole
     tokenizer = hub_text.preprocessor.tokenizer
     row_first, row_second = first[1].numpy().tolist(), second[1].numpy().tolist()
     expected = [tokenizer.cls_id, *row_first, tokenizer.sep_id, tokenizer.sep_id, *row_second, tokenizer.sep_id]
     np.testing.assert_array_equal(packed["input_word_ids"][1, :len(expected)], expected)
     assert int(tf.reduce_sum(packed["input_type_ids"])) == 0
-
-
-def test_bert_pack_inputs_rejects_a_length_without_room_for_the_segments(hub_pair):
-    preprocessor = tf.saved_model.load(str(hub_pair[0]))
-    segments = [preprocessor.tokenize(tf.constant(FIRST))] * 2
-    with pytest.raises(tf.errors.InvalidArgumentError, match="no room for 2 segments"):
-        preprocessor.bert_pack_inputs(segments, seq_length=4)
 
 
 def test_wordpiece_tokenize_groups_pieces_into_words(assets):

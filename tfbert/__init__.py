@@ -42,6 +42,7 @@ Example:
 """
 
 from tfbert._lazy import by_module, lazy_exports
+from tfbert.xla_flags import allow_fusible_clustering
 
 __version__ = "0.1.0"
 
@@ -64,4 +65,6 @@ _EXPORTS = by_module({
     "tfbert.export.saved_model": ["export_saved_model"],
 })
 __all__ = sorted(_EXPORTS)
+# TensorFlow reads TF_XLA_FLAGS once, at its first function: the CPU bfloat16 path's flags go in now.
+allow_fusible_clustering()
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

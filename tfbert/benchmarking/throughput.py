@@ -36,10 +36,11 @@ def make_batch(vocab_size: int, batch_size: int, seed: int = 0) -> dict[str, np.
     }
 
 
-def tfbert_step(config_name: str, batch: dict[str, np.ndarray]):
-    """A call that runs one XLA-compiled train step (MLM + NSP/SOP, Adam) of `config_name`'s model on `batch`."""
+def tfbert_step(config_name: str, batch: dict[str, np.ndarray], jit_compile: bool = True):
+    """A call that runs one train step (MLM + NSP/SOP, Adam; XLA-compiled by default) of `config_name`'s model on
+    `batch`."""
     model = PretrainingModel(load_config(config_name))
-    model.compile(optimizer=keras.optimizers.Adam(1e-4), jit_compile=True)
+    model.compile(optimizer=keras.optimizers.Adam(1e-4), jit_compile=jit_compile)
     inputs = {name: batch[name] for name in ("token_ids", "segment_ids", "padding_mask", "masked_positions")}
     labels = {"masked_ids": batch["masked_ids"], "masked_weights": batch["masked_weights"],
               f"{model.pair_objective}_labels": batch["pair_labels"]}

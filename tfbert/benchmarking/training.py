@@ -43,8 +43,9 @@ def measured_matmul_peak() -> float:
     return 2 * 2048 * 768 * 3072 / best
 
 
-def keras_hub_step(config_name: str, batch: dict):
-    """A call that runs one XLA-compiled MLM train step of keras-hub's BERT or ALBERT of `config_name`'s sizes."""
+def keras_hub_step(config_name: str, batch: dict, jit_compile: bool = True):
+    """A call that runs one MLM train step (XLA-compiled by default) of keras-hub's BERT or ALBERT of `config_name`'s
+    sizes."""
     import keras
     import keras_hub
 
@@ -61,7 +62,7 @@ def keras_hub_step(config_name: str, batch: dict):
     else:
         backbone = keras_hub.models.BertBackbone(dropout=encoder.dropout_rate, **common)
         model = keras_hub.models.BertMaskedLM(backbone)
-    model.compile(optimizer=keras.optimizers.Adam(1e-4), jit_compile=True,
+    model.compile(optimizer=keras.optimizers.Adam(1e-4), jit_compile=jit_compile,
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), weighted_metrics=[])
     inputs = {"token_ids": batch["token_ids"], "segment_ids": batch["segment_ids"],
               "padding_mask": batch["padding_mask"], "mask_positions": batch["masked_positions"]}

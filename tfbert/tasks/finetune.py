@@ -19,6 +19,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfbert.distribute.cpu_bfloat16 import elementwise_clustering
 from tfbert.distribute.precision import apply_precision, choose_precision
 from tfbert.distribute.strategy import resolve_strategy
 from tfbert.models.encoder import Encoder
@@ -148,7 +149,8 @@ def finetune(
     if steps_per_epoch == 0:
         raise ValueError(f"{examples} training examples do not fill one batch of {batch_size}")
     total_steps = epochs * steps_per_epoch
-    apply_precision(choose_precision(strategy, precision))
+    policy = choose_precision(strategy, precision)
+    apply_precision(policy)
     with strategy.scope():
         model = model_fn(load_pretrained_encoder(pretrained))
         optimizer = create_optimizer("finetune", total_steps, learning_rate=learning_rate,
@@ -156,12 +158,13 @@ def finetune(
                                      epsilon=epsilon)
         model.compile(optimizer=optimizer, jit_compile=jit_compile)
     keep_best = KeepBest(evaluate, monitor, str(Path(model_dir) / "best.keras"), mode)
-    model.fit(
-        _dataset(train_features, train_labels, batch_size, seed, drop_remainder=multi_replica),
-        epochs=epochs,
-        callbacks=[keep_best, *(callbacks or [])],
-        verbose=verbose,
-        shuffle=False,  # the dataset shuffles itself
-    )
+    with elementwise_clustering(policy, strategy, jit_compile):
+        model.fit(
+            _dataset(train_features, train_labels, batch_size, seed, drop_remainder=multi_replica),
+            epochs=epochs,
+            callbacks=[keep_best, *(callbacks or [])],
+            verbose=verbose,
+            shuffle=False,  # the dataset shuffles itself
+        )
     model.load_weights(keep_best.path)
     return FinetuneResult(model, keep_best.best_epoch + 1, keep_best.best_scores, keep_best.history, keep_best.path)

@@ -15,6 +15,7 @@ from typing import Callable
 import keras
 import tensorflow as tf
 
+from tfbert.distribute.cpu_bfloat16 import elementwise_clustering, runs_bfloat16_on_cpu
 from tfbert.distribute.data import DatasetFn, distribute_dataset, per_replica_batch_size
 from tfbert.distribute.precision import apply_precision, choose_precision
 from tfbert.distribute.replicas import use_global_batch_losses
@@ -33,8 +34,13 @@ logger = logging.getLogger(__name__)
 OptimizerFn = Callable[[int], keras.optimizers.Optimizer]
 
 
-def resolve_jit_compile(strategy: tf.distribute.Strategy, jit_compile: bool | str = "auto") -> bool:
-    """`"auto"`: XLA everywhere except mirrored replicas on CPU devices.
+def resolve_jit_compile(strategy: tf.distribute.Strategy, jit_compile: bool | str = "auto",
+                        policy: str = "float32") -> bool:
+    """`"auto"`: XLA everywhere except mirrored replicas on CPU devices and bfloat16 on CPUs.
+
+    bfloat16 on a CPU trains in graph mode with XLA clustering only the
+    elementwise ops: XLA's CPU backend has no bfloat16 matmul kernel, oneDNN's
+    does (`tfbert.distribute.cpu_bfloat16`).
 
     XLA with `MirroredStrategy` over logical CPU devices fails at the first
     step (TF 2.21, Keras 3.15): "Trying to access resource
@@ -52,7 +58,7 @@ def resolve_jit_compile(strategy: tf.distribute.Strategy, jit_compile: bool | st
     if jit_compile != "auto":
         return bool(jit_compile)
     multi_replica = strategy.num_replicas_in_sync > 1 or strategy_kind(strategy) == "multiworker"
-    return not (multi_replica and replicas_are_cpu_devices(strategy))
+    return not (multi_replica and replicas_are_cpu_devices(strategy)) and not runs_bfloat16_on_cpu(policy, strategy)
 
 
 def resolve_steps_per_execution(strategy: tf.distribute.Strategy, steps_per_execution: int) -> int:
@@ -194,7 +200,7 @@ def train(
             f"steps_per_execution={steps_per_execution}."
         )
     policy = choose_precision(strategy, precision)
-    use_jit = resolve_jit_compile(strategy, jit_compile)
+    use_jit = resolve_jit_compile(strategy, jit_compile, policy)
     logger.info(
         "Training on %s, precision %s, jit_compile=%s, steps_per_execution=%d",
         describe_strategy(strategy),
@@ -231,20 +237,21 @@ def train(
     if first_step:
         logger.info("Resumed from %s at step %d of %d", state.latest, first_step, steps)
 
-    for start, epochs, steps_per_epoch in _fit_chunks(first_step, steps, checkpoint_every):
-        dataset = distribute_dataset(strategy, dataset_fn, global_batch_size, skip_steps=start)
-        model.fit(
-            dataset,
-            initial_epoch=start // steps_per_epoch,
-            epochs=start // steps_per_epoch + epochs,
-            steps_per_epoch=steps_per_epoch,
-            callbacks=[
-                *_callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose),
-                *(callbacks or []),
-            ],
-            verbose=_keras_verbosity(verbose),
-            shuffle=False,
-        )
+    with elementwise_clustering(policy, strategy, use_jit):
+        for start, epochs, steps_per_epoch in _fit_chunks(first_step, steps, checkpoint_every):
+            dataset = distribute_dataset(strategy, dataset_fn, global_batch_size, skip_steps=start)
+            model.fit(
+                dataset,
+                initial_epoch=start // steps_per_epoch,
+                epochs=start // steps_per_epoch + epochs,
+                steps_per_epoch=steps_per_epoch,
+                callbacks=[
+                    *_callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose),
+                    *(callbacks or []),
+                ],
+                verbose=_keras_verbosity(verbose),
+                shuffle=False,
+            )
     _export_encoder(model, model_dir, state.chief)
     return model
 

@@ -193,6 +193,30 @@ def matmul_kernel_seconds(call, calls: int = 2) -> float:
     return covered / 1e12 / calls
 
 
+def encoder_matmul_shapes(batch_size: int) -> list[tuple[str, tuple[int, ...]]]:
+    """(name, (batch, m, k, n)) of the encoder layer's forward matmuls at `batch_size` x LENGTH."""
+    encoder = load_config(TRAIN_CONFIG).encoder
+    hidden, inner, heads = encoder.hidden_size, encoder.intermediate_size, encoder.num_heads
+    rows, width = batch_size * LENGTH, hidden // heads
+    return [("queries, keys, values", (1, rows, hidden, 3 * hidden)), ("attention output", (1, rows, hidden, hidden)),
+            ("feed-forward in", (1, rows, hidden, inner)), ("feed-forward out", (1, rows, inner, hidden)),
+            ("attention scores", (batch_size * heads, LENGTH, width, LENGTH)),
+            ("attention values", (batch_size * heads, LENGTH, LENGTH, width))]
+
+
+def shape_rates(batch_size: int) -> list[tuple[str, tuple[int, ...], float]]:
+    """Each encoder matmul shape's best bfloat16 rate alone (TensorFlow's oneDNN kernel), GFLOP/s."""
+    from tfbert.distribute.peaks import best_rate
+
+    rates = []
+    for name, (batch, m, k, n) in encoder_matmul_shapes(batch_size):
+        left = tf.cast(tf.random.stateless_normal((batch, m, k), seed=(1, 2)), tf.bfloat16)
+        right = tf.cast(tf.random.stateless_normal((batch, k, n), seed=(3, 4)), tf.bfloat16)
+        matmul = tf.function(tf.matmul)
+        rates.append((name, (batch, m, k, n), best_rate(lambda: matmul(left, right), 2.0 * batch * m * k * n, 5, 5)))
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
@@ -203,9 +227,8 @@ def main() -> None:
     args = parser.parse_args()
 
     batch = make_batch(load_config(TRAIN_CONFIG).encoder.vocab_size, args.batch_size)
-    systems = {"tfbert": training_steps(batch)}
-    outputs = systems["tfbert"][1]
-    systems = {"tfbert": systems["tfbert"][0], "keras-hub": keras_hub_steps(batch)}
+    tfbert_steps, outputs = training_steps(batch)
+    systems = {"tfbert": tfbert_steps, "keras-hub": keras_hub_steps(batch)}
     texts = botchan_lines(args.serve_batch)
     with tempfile.TemporaryDirectory() as directory:
         embedders, clustering = serving_models(directory)
@@ -225,9 +248,22 @@ def main() -> None:
         kernels = {(system, mode): matmul_kernel_seconds(step) for system, steps in systems.items()
                    for mode, step in steps.items() if not mode[1]}
         kernels["serve"] = matmul_kernel_seconds(lambda: embedders["mixed_bfloat16"](texts))
+    shapes = shape_rates(args.batch_size)
     best = MatmulPeaks(max(peak.float32 for peak in peaks), max(peak.bfloat16 for peak in peaks))
     report(args, texts, best, train_times, serve_times, kernels, cosine(outputs["mixed_bfloat16"], outputs["float32"]),
            cosine(embeddings["mixed_bfloat16"], embeddings["float32"]))
+    print_shape_rates(shapes, best.bfloat16)
+
+
+def print_shape_rates(shapes, peak: float) -> None:
+    """The bound the matmul kernels set: each encoder shape's bf16 rate alone, and their FLOP-weighted mean."""
+    print("\n| encoder matmul (bf16, alone) | batch x m x k x n | GFLOP/s | share of the bf16 peak |")
+    print("|---|---|---:|---:|")
+    for name, dims, rate in shapes:
+        print(f"| {name} | {' x '.join(map(str, dims))} | {rate:.0f} | {rate / peak:.0%} |")
+    flops = [2.0 * np.prod(dims) for _, dims, _ in shapes]
+    mean = sum(flops) / sum(flop / rate for flop, (_, _, rate) in zip(flops, shapes))
+    print(f"| all of one layer's forward, FLOP-weighted | | {mean:.0f} | {mean / peak:.0%} |")
 
 
 def share(flops: float, seconds: float, peak: float) -> str:

@@ -28,3 +28,16 @@ def test_encoder_mlm_gives_the_pretraining_heads_logits(pretrained_pair, models)
     assert logits.shape == (len(MASKED), 2, models["fill_mask"].config.encoder.vocab_size)
     np.testing.assert_allclose(logits, np.asarray(expected), atol=1e-5)
 
+
+
+def test_encoder_mlm_lists_the_encoder_and_head_variables(pretrained_pair, models):
+    """What `hub.KerasLayer(encoder.mlm, trainable=True)` trains: the encoder's and the masked-LM head's
+    trainable variables, each once (the head's decoder is the tied token embedding)."""
+    _, encoder = pretrained_pair
+    model = models["fill_mask"]
+    expected = [variable.path for variable in model.encoder.trainable_variables
+                + model.get_layer("mlm_head").trainable_variables]
+    listed = [variable.name.removesuffix(":0") for variable in encoder.mlm.trainable_variables]
+    assert sorted(listed) == sorted(set(expected))
+    assert {variable.name for variable in encoder.mlm.variables} >= {variable.name for variable in encoder.variables}
+    assert list(encoder.mlm.regularization_losses) == []

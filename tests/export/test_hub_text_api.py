@@ -2,8 +2,9 @@
 `bert_en_uncased_L-12_H-768_A-12`, for the three tokenizer kinds: WordPiece (the real MiniLM
 checkpoint), SentencePiece (a tiny ALBERT) and byte-level BPE (a tiny RoBERTa on GPT-2's vocabulary).
 With `tensorflow_hub` + `tf_keras` (`hub_tutorial.py`: one fresh process, TF_USE_LEGACY_KERAS=1, all
-three pairs) and with Keras 3 `TFSMLayer`; numbers equal the SavedModels' serving signatures on the
-same text."""
+three pairs, plus the `encoder.mlm` of a tiny BERT pretraining model's pair) and with Keras 3
+`TFSMLayer`; numbers equal the SavedModels' serving signatures on the same text, and the tutorials'
+saved-and-reloaded models equal the models in memory."""
 
 import json
 import os
@@ -23,6 +24,9 @@ BAD = [b"", b"\xff\xfe ok", b"a\x00b", "naïve café ".encode() * 100_000]
 SEQUENCE_LENGTH = 16
 SHORT_LENGTH = 8
 TOLERANCE = 1e-5  # absolute and relative: the tutorial's numbers come from another process
+MASKED = ["paris is the [MASK] of france.", "the [MASK] sat on the [MASK].", "no mask here", "[MASK]"]
+MASKED_POSITIONS = [[4, 0], [2, 6], [1, 2], [1, 1]]
+MASKED_IDS = [[3007, 0], [4937, 2723], [2053, 7308], [1996, 1996]]
 KINDS = ["wordpiece", "sentencepiece", "byte_bpe"]
 GPT2_SPECIALS = {"<|endoftext|>": 50256, "<s>": 50257, "</s>": 50258, "<pad>": 50259, "<mask>": 50260}
 
@@ -67,17 +71,39 @@ def hub_pairs(assets, tmp_path_factory) -> dict[str, tuple[Path, Path]]:
 
 
 @pytest.fixture(scope="module")
-def tutorial(hub_pairs, tmp_path_factory) -> dict[str, dict[str, dict[str, np.ndarray]]]:
-    """The tutorial script's results, `{kind: {pattern: {output: array}}}`."""
+def mlm_pair(assets, tmp_path_factory) -> tuple[Path, Path]:
+    """The pair of a tiny BERT pretraining model (random weights, dropout 0.1) on MiniLM's vocabulary: its
+    encoder has the `mlm` sub-object."""
+    import keras
+
+    from tfbert.config import load_config
+    from tfbert.export import export_hub_pair
+    from tfbert.models.pretraining import PretrainingModel
+    from tfbert.text import WordPieceTokenizer
+
+    tokenizer = WordPieceTokenizer(assets("minilm/vocab.txt"))
+    config = load_config("bert_tiny")
+    config = config.replace(encoder=config.encoder.replace(vocab_size=tokenizer.vocabulary_size(), num_layers=1,
+                                                           max_positions=64))
+    keras.utils.set_random_seed(0)
+    return export_hub_pair(PretrainingModel(config), "mlm", tokenizer=tokenizer,
+                           output_dir=tmp_path_factory.mktemp("hub_mlm"), sequence_length=SEQUENCE_LENGTH)
+
+
+@pytest.fixture(scope="module")
+def tutorial(hub_pairs, mlm_pair, tmp_path_factory) -> dict[str, dict[str, dict[str, np.ndarray]]]:
+    """The tutorial script's results, `{kind: {pattern: {output: array}}}` (kind `mlm_pair` for `encoder.mlm`)."""
     folder = tmp_path_factory.mktemp("tutorial")
     request, results = folder / "request.json", folder / "results.npz"
     request.write_text(json.dumps({"pairs": {kind: [str(path) for path in pair] for kind, pair in hub_pairs.items()},
+                                   "mlm_pair": [str(path) for path in mlm_pair], "folder": str(folder / "saved"),
                                    "first": FIRST, "second": SECOND, "seq_length": SEQUENCE_LENGTH,
-                                   "short_length": SHORT_LENGTH, "bad": [text.hex() for text in BAD]}),
+                                   "short_length": SHORT_LENGTH, "bad": [text.hex() for text in BAD],
+                                   "masked": MASKED, "positions": MASKED_POSITIONS, "masked_ids": MASKED_IDS}),
                        encoding="utf-8")
     script = Path(__file__).with_name("hub_tutorial.py")
     completed = subprocess.run([sys.executable, str(script), str(request), str(results)], capture_output=True,
-                               text=True, timeout=420, env={**os.environ, "TF_USE_LEGACY_KERAS": "1"})
+                               text=True, timeout=600, env={**os.environ, "TF_USE_LEGACY_KERAS": "1"})
     assert completed.returncode == 0, completed.stderr[-3000:]
     grouped: dict[str, dict[str, dict[str, np.ndarray]]] = {}
     with np.load(results) as archive:
@@ -171,6 +197,76 @@ def test_hub_keras_layer_encoder_fine_tunes(tutorial, kind):
     finetune = tutorial[kind]["finetune"]
     assert int(finetune["num_trainable"]) > 0
     assert int(finetune["changed"]) == int(finetune["num_trainable"])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_hub_keras_layer_preprocess_takes_a_python_list(tutorial, kind):
+    _assert_equal(tutorial[kind]["call_list"], tutorial[kind]["call"])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_encoder_has_dropout_only_with_training_true(tutorial, kind):
+    dropout = tutorial[kind]["dropout"]
+    np.testing.assert_array_equal(dropout["inference"][0], dropout["inference"][1])
+    _assert_close(dropout["inference"][0], tutorial[kind]["signature_encode"]["pooled_output"])
+    # MiniLM has dropout 0.1; the tiny ALBERT and RoBERTa configs have none
+    assert (not np.allclose(*dropout["training"])) == (kind == "wordpiece")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_classify_text_saved_and_reloaded_equals_the_classifier(tutorial, kind):
+    reloaded = tutorial[kind]["reloaded"]
+    assert reloaded["expected"].shape == (len(FIRST), 1)
+    _assert_close(reloaded["call"], reloaded["expected"])
+    _assert_close(reloaded["serving"], reloaded["expected"])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_glue_preprocess_model_equals_the_pair_signature(tutorial, kind):
+    _assert_equal(tutorial[kind]["glue_preprocess"], tutorial[kind]["signature_pair"])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_glue_classifier_fine_tunes_under_a_strategy_on_the_tf_data_map(tutorial, kind):
+    finetune = tutorial[kind]["glue_finetune"]
+    assert int(finetune["num_trainable"]) > 0
+    assert int(finetune["changed"]) == int(finetune["num_trainable"]), finetune["unchanged"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_glue_export_reloaded_equals_the_model_in_memory(tutorial, kind):
+    exported = tutorial[kind]["glue_export"]
+    assert exported["expected"].shape == (len(FIRST), 2)
+    # a batch, one example at a time (`prepare`), and serving_default on one example's strings
+    # (`prepare_serving`: scalars, each read as a batch of one) or on the batch
+    for name in ("batch", "rows", "serving_rows", "serving_batch"):
+        np.testing.assert_allclose(exported[name], exported["expected"], rtol=TOLERANCE, atol=TOLERANCE,
+                                   err_msg=name)
+
+
+def test_glue_export_refuses_a_matrix_of_strings_naming_the_shape(tutorial):
+    error = str(tutorial["wordpiece"]["errors"]["serving_matrix"])
+    assert error.startswith("InvalidArgumentError")
+    assert "text must be [batch] strings or one string; got shape" in error and "[2 2]" in error
+
+
+def test_encoder_mlm_returns_tf_hubs_outputs(tutorial):
+    mlm, encoder = tutorial["mlm_pair"]["mlm"], tutorial["mlm_pair"]["encoder"]
+    assert mlm["keys"].tolist() == ["encoder_outputs", "mlm_logits", "pooled_output", "sequence_output"]
+    assert int(mlm["encoder_outputs"]) == 1
+    assert mlm["mlm_logits"].shape[:2] == np.shape(MASKED_POSITIONS)
+    _assert_close(mlm["sequence_output"], encoder["sequence_output"])
+    _assert_close(mlm["pooled_output"], encoder["pooled_output"])
+    training = tutorial["mlm_pair"]["training"]["mlm_logits"]
+    assert not np.allclose(training[0], training[1]), "training=True applies the encoder's dropout"
+
+
+def test_hub_keras_layer_of_encoder_mlm_fine_tunes_the_encoder_and_head(tutorial):
+    finetune = tutorial["mlm_pair"]["finetune"]
+    names = finetune["names"].tolist()
+    assert any(name.startswith("mlm_head/") for name in names) and any(name.startswith("layer0_") for name in names)
+    # every variable the masked-LM loss reaches changes; the pooler is not on its path
+    assert sorted(finetune["unchanged"].tolist()) == ["pooler/bias:0", "pooler/kernel:0"]
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -6,6 +6,8 @@ encoder SavedModel that is callable and reusable (trainable under `hub.KerasLaye
 - `preprocessor(strings)` -> `input_word_ids`, `input_mask`, `input_type_ids`;
 - `preprocessor.tokenize(strings)` -> a `tf.RaggedTensor` of ids: `[batch, words, pieces]` for
   WordPiece (as TF Hub's BERT preprocessors), `[batch, pieces]` for SentencePiece and byte-level BPE;
+  inside a saved model fed one string instead of a batch (the GLUE tutorial's
+  `serving_default(**example)`), both read it as a batch of one (`string_batch`);
 - `preprocessor.bert_pack_inputs(segments, seq_length=N)` -> the three tensors, segments
   truncated round-robin to `N` and packed in the architecture's layout (`SegmentPacker`);
 - `encoder(inputs, training=False)` -> `pooled_output`, `sequence_output`, `encoder_outputs`,
@@ -55,6 +57,25 @@ def group_pieces_into_words(ids: tf.RaggedTensor, continues_word: tf.Tensor) -> 
     return tf.RaggedTensor.from_row_lengths(words, words_per_row, validate=False)
 
 
+def string_batch(text: tf.Tensor) -> tf.Tensor:
+    """`[batch]` strings as they are, one string (a scalar) as a batch of one; 2-D and more fail naming the shape.
+
+    The entry points are traced for `[batch]`, so TensorFlow refuses a scalar in a direct call before
+    this runs. But a model that embeds them and is saved (`tf.keras.Model(text_input, ...).save`) hands
+    them whatever its own signature is fed, unchecked: the GLUE tutorial calls that `serving_default`
+    with one example's strings and reads a `[1, classes]` result. The serving signatures (`preprocess`,
+    `tokenize`) still refuse a scalar, as every serving input does.
+    """
+    # Grappler knows the traced rank (1), so it folds tf.rank / tf.size(tf.shape(text)) to 1 and drops
+    # tf.reshape(text, [-1]) as a no-op: the rank is counted from the shape's values, and the string
+    # goes through a [1, batch] matrix, which grappler keeps (TF 2.21; the hub tests would catch a change).
+    shape = tf.shape(text)
+    rank = tf.math.count_nonzero(shape + 1)
+    at_most_one = tf.debugging.Assert(rank <= 1, ["text must be [batch] strings or one string; got shape", shape])
+    with tf.control_dependencies([at_most_one]):
+        return tf.reshape(text, [1, -1])[0]
+
+
 class HubText:
     """The text entry points of the TF Hub API for one `Preprocessor` (see the module notes).
 
@@ -70,12 +91,12 @@ class HubText:
         self._continues_word = continuation_table(tokenizer) if self.words else None
 
     def call(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
-        return to_hub_names(self.preprocessor.pack(text))
+        return to_hub_names(self.preprocessor.pack(string_batch(text)))
 
     def tokenize(self, text: tf.Tensor) -> tf.RaggedTensor:
         """Ids of `text` after the preprocessor's `clean` (invalid UTF-8 replaced, a megabyte string cut),
         so `bert_pack_inputs` on them equals the `preprocess` signature on the same strings."""
-        ids = self.preprocessor.tokenizer.tokenize(self.preprocessor.clean(text))
+        ids = self.preprocessor.tokenizer.tokenize(self.preprocessor.clean(string_batch(text)))
         return group_pieces_into_words(ids, self._continues_word) if self.words else ids
 
     def bert_pack_inputs(self, segments: Sequence[tf.RaggedTensor], seq_length=None) -> dict[str, tf.Tensor]:

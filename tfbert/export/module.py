@@ -22,6 +22,7 @@ from tfbert.export.hub_text import HubText
 from tfbert.export.preprocessing import LANGUAGE_IDS, from_hub_names, to_hub_names
 from tfbert.export.tasks import ServingTask
 from tfbert.models.encoder import Encoder
+from tfbert.models.pretraining import PretrainingModel
 
 
 def backend_variables(model: keras.Model) -> list[tf.Variable]:
@@ -115,6 +116,21 @@ class ServingModule(tf.Module):
         }
 
 
+class HubEntryPoint(tf.__internal__.tracking.AutoTrackable):
+    """A TF Hub preprocessor entry point (`tokenize`, `bert_pack_inputs`) saved as a callable object that
+    holds the `Preprocessor` its function reads, not as a bare function.
+
+    The GLUE tutorial keeps only the entry points (`hub.KerasLayer(preprocessor.tokenize)`) in the model it
+    saves. A restored bare function lists none of the resources it captures, so that save fails for a
+    tokenizer with lookup tables or a SentencePiece model ("Tried to export a function which references an
+    'untracked' resource"); through this object the saved model reaches them and carries them along.
+    """
+
+    def __init__(self, function, preprocessor: Preprocessor):
+        self.preprocessor = preprocessor
+        self.__call__ = function
+
+
 class PreprocessingModule(tf.Module):
     """TF Hub's preprocessing model: `serving_default` = `preprocess`, plus `tokenize`.
 
@@ -132,14 +148,15 @@ class PreprocessingModule(tf.Module):
             input_signature=[_strings("text")] + ([_strings("text_pair")] if pair else []), autograph=False)
         self.padded_tokenize = tf.function(_shape_checked(preprocessor.tokenize),
                                            input_signature=[_strings("text")], autograph=False)
-        self.__call__ = tf.function(_shape_checked(hub_text.call), input_signature=[_strings("text")],
-                                    autograph=False)
-        self.tokenize = tf.function(_shape_checked(hub_text.tokenize), input_signature=[_strings("text")],
-                                    autograph=False)
-        self.bert_pack_inputs = tf.function(hub_text.bert_pack_inputs, autograph=False)
+        # TF Hub's entry points take one string as a batch of one (`hub_text.string_batch`), not `_shape_checked`
+        self.__call__ = tf.function(hub_text.call, input_signature=[_strings("text")], autograph=False)
+        tokenize = tf.function(hub_text.tokenize, input_signature=[_strings("text")], autograph=False)
+        bert_pack_inputs = tf.function(hub_text.bert_pack_inputs, autograph=False)
         for segments in hub_text.segment_specs():
-            self.bert_pack_inputs.get_concrete_function(segments)
-            self.bert_pack_inputs.get_concrete_function(segments, seq_length=tf.TensorSpec([], tf.int32))
+            bert_pack_inputs.get_concrete_function(segments)
+            bert_pack_inputs.get_concrete_function(segments, seq_length=tf.TensorSpec([], tf.int32))
+        self.tokenize = HubEntryPoint(tokenize, preprocessor)
+        self.bert_pack_inputs = HubEntryPoint(bert_pack_inputs, preprocessor)
 
     def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
         preprocess = self.preprocess.get_concrete_function()
@@ -147,9 +164,31 @@ class PreprocessingModule(tf.Module):
                 "tokenize": self.padded_tokenize.get_concrete_function()}
 
 
+def _hub_outputs(outputs: dict) -> dict:
+    """An `Encoder`'s outputs as TF Hub's (float32): `pooled_output`, `sequence_output`, `encoder_outputs`."""
+    return {"pooled_output": tf.cast(outputs["pooled_output"], tf.float32),
+            "sequence_output": tf.cast(outputs["sequence_output"], tf.float32),
+            "encoder_outputs": [tf.cast(layer, tf.float32) for layer in outputs["encoder_outputs"]]}
+
+
+def _distinct(variables) -> list[tf.Variable]:
+    """The `tf.Variable`s behind Keras variables, each once (a tied decoder holds the token embedding too)."""
+    seen = {}
+    for variable in variables:
+        seen.setdefault(id(variable), variable.value)
+    return list(seen.values())
+
+
 class MaskedLMModule(tf.__internal__.tracking.AutoTrackable):
-    """TF Hub's `encoder.mlm`: `mlm(inputs)` with the three ids and `masked_lm_positions` `[batch, predictions]`
-    returns `mlm_logits` `[batch, predictions, vocabulary]` (float32), from the source's masked-LM head.
+    """TF Hub's `encoder.mlm`: `mlm(inputs, training=False)` with the three ids and `masked_lm_positions`
+    `[batch, predictions]` returns the encoder's outputs (`pooled_output`, `sequence_output`,
+    `encoder_outputs`) and `mlm_logits` `[batch, predictions, vocabulary]` (float32) from the source's
+    masked-LM head. Its `variables`, `trainable_variables` and `regularization_losses` (the encoder's and
+    the head's) let `hub.KerasLayer(encoder.mlm, trainable=True)` train it, as with TF Hub's BERT encoders.
+
+    A `PretrainingModel`'s head reads the exported encoder's `sequence_output`, so one encoder pass gives
+    every output (the same dropout with `training=True`); a model whose masked LM is another encoder's
+    (DeBERTa RTD's generator) is called whole for `mlm_logits`.
 
     Example:
         >>> encoder = tf.saved_model.load("saved_models/bert_encoder/1")
@@ -157,13 +196,22 @@ class MaskedLMModule(tf.__internal__.tracking.AutoTrackable):
         TensorShape([1, 1, 30522])
     """
 
-    def __init__(self, model: keras.Model, input_names: tuple[str, ...]):
-        self.model_variables = backend_variables(model)
+    def __init__(self, model: keras.Model, encoder: Encoder, input_names: tuple[str, ...]):
+        head = model.get_layer("mlm_head") if isinstance(model, PretrainingModel) else None
+        parts = (encoder, head) if head is not None else (model,)
+        self.variables = _distinct(variable for part in parts for variable in part.variables)
+        self.trainable_variables = _distinct(variable for part in parts for variable in part.trainable_variables)
+        self.regularization_losses = []
 
         def call(inputs, training=False):
+            encoder_inputs = from_hub_names(inputs)
+            encoded = encoder(encoder_inputs, training=training)
             positions = tf.cast(inputs["masked_lm_positions"], tf.int32)
-            outputs = model({**from_hub_names(inputs), "masked_positions": positions}, training=training)
-            return {"mlm_logits": tf.cast(outputs["mlm_logits"], tf.float32)}
+            if head is not None:
+                logits = head(encoded["sequence_output"], positions)
+            else:
+                logits = model({**encoder_inputs, "masked_positions": positions}, training=training)["mlm_logits"]
+            return {**_hub_outputs(encoded), "mlm_logits": tf.cast(logits, tf.float32)}
 
         specs = {name: _ids(name, None) for name in input_names + ("masked_lm_positions",)}
         self.__call__ = tf.function(call, autograph=False)
@@ -193,16 +241,13 @@ class EncoderModule(tf.__internal__.tracking.AutoTrackable):
             return {name: tf.cast(outputs[name], tf.float32) for name in ("sequence_output", "pooled_output")}
 
         def call(inputs, training=False):
-            outputs = encoder(from_hub_names(inputs), training=training)
-            pooled = tf.cast(outputs["pooled_output"], tf.float32)
-            return {"pooled_output": pooled, "default_output": pooled,
-                    "sequence_output": tf.cast(outputs["sequence_output"], tf.float32),
-                    "encoder_outputs": [tf.cast(layer, tf.float32) for layer in outputs["encoder_outputs"]]}
+            outputs = _hub_outputs(encoder(from_hub_names(inputs), training=training))
+            return {**outputs, "default_output": outputs["pooled_output"]}
 
         ids = {name: _ids(name, None) for name in _encoder_input_names(encoder)}
         self.encode = tf.function(encode, autograph=False).get_concrete_function(**ids)
         if mlm_model is not None:
-            self.mlm = MaskedLMModule(mlm_model, _encoder_input_names(encoder))
+            self.mlm = MaskedLMModule(mlm_model, encoder, _encoder_input_names(encoder))
         self.__call__ = tf.function(call, autograph=False)
         for training in (False, True):
             self.__call__.get_concrete_function(ids, training=training)

@@ -49,6 +49,14 @@ def test_stated_peaks_come_from_the_environment_and_bad_values_say_what_to_give(
         peaks_from_environment()
 
 
+def test_auto_keeps_float32_on_a_cpu_for_models_too_narrow_to_gain_from_bf16():
+    narrow = pick_precision(CPU, "auto", peaks=stated(200.0, 1000.0), hidden_size=256)
+    assert narrow.describe() == ("precision: float32 (bf16 matmul 5.00x fp32 on this CPU, but hidden size 256 < 512: "
+                                 "matmuls too narrow to gain on a CPU)")
+    assert pick_precision(CPU, "auto", peaks=stated(200.0, 1000.0), hidden_size=512).policy == "mixed_bfloat16"
+    assert pick_precision(CPU, "bf16", peaks=stated(200.0, 1000.0), hidden_size=128).policy == "mixed_bfloat16"
+
+
 def test_cpu_bf16_flags_are_read_from_cpuinfo(tmp_path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu avx2 avx512f avx512_bf16 amx_tile amx_bf16\n")

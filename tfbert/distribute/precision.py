@@ -32,6 +32,10 @@ from tfbert.distribute.strategy import strategy_kind
 PRECISION_ALIASES = {"fp32": "float32", "bf16": "mixed_bfloat16"}
 PRECISIONS = ("auto", "fp32", "bf16", "float32", "mixed_float16", "mixed_bfloat16")
 CPU_BF16_SPEEDUP_NEEDED = 1.5
+# On CPUs bf16 runs in graph mode (tfbert.distribute.cpu_bfloat16), which pays only where the matmuls are wide:
+# 1.52x fp32 for bert_small (H=512), 2.5x albert_base (H=768), 0.6-0.7x the quickstart's albert_tiny (H=256)
+# on a 2-core AMX Xeon (benchmarks/RESULTS.md, "bfloat16 on a CPU with AMX").
+CPU_BF16_MIN_HIDDEN_SIZE = 512
 PEAKS_VARIABLE = "TFBERT_MATMUL_PEAKS"
 
 logger = logging.getLogger(__name__)
@@ -81,8 +85,12 @@ def cpu_peaks() -> peak_measurement.MatmulPeaks:
 
 
 def auto_precision(strategy: tf.distribute.Strategy,
-                   peaks: Callable[[], peak_measurement.MatmulPeaks] = cpu_peaks) -> PrecisionChoice:
-    """What `"auto"` picks on `strategy`'s hardware; `peaks()` is called on CPU-only hosts only."""
+                   peaks: Callable[[], peak_measurement.MatmulPeaks] = cpu_peaks,
+                   hidden_size: int | None = None) -> PrecisionChoice:
+    """What `"auto"` picks on `strategy`'s hardware; `peaks()` is called on CPU-only hosts only.
+
+    On a CPU, `hidden_size` (the model's, where known) below `CPU_BF16_MIN_HIDDEN_SIZE` keeps float32.
+    """
     if strategy_kind(strategy) == "tpu":
         return PrecisionChoice("mixed_bfloat16", "TPU")
     gpus = tf.config.list_physical_devices("GPU")
@@ -93,13 +101,17 @@ def auto_precision(strategy: tf.distribute.Strategy,
         return PrecisionChoice("mixed_float16", "GPU older than compute capability 8.0, no fast bfloat16")
     measured = peaks()
     reason = f"bf16 matmul {measured.ratio:.2f}x fp32 on this CPU"
-    if measured.ratio >= CPU_BF16_SPEEDUP_NEEDED:
-        return PrecisionChoice("mixed_bfloat16", reason)
-    return PrecisionChoice("float32", reason)
+    if measured.ratio < CPU_BF16_SPEEDUP_NEEDED:
+        return PrecisionChoice("float32", reason)
+    if hidden_size is not None and hidden_size < CPU_BF16_MIN_HIDDEN_SIZE:
+        return PrecisionChoice("float32", f"{reason}, but hidden size {hidden_size} < {CPU_BF16_MIN_HIDDEN_SIZE}: "
+                                          "matmuls too narrow to gain on a CPU")
+    return PrecisionChoice("mixed_bfloat16", reason)
 
 
 def pick_precision(strategy: tf.distribute.Strategy, requested: str = "auto",
-                   peaks: Callable[[], peak_measurement.MatmulPeaks] = cpu_peaks) -> PrecisionChoice:
+                   peaks: Callable[[], peak_measurement.MatmulPeaks] = cpu_peaks,
+                   hidden_size: int | None = None) -> PrecisionChoice:
     """The dtype policy to train or serve with, and why: `requested` (aliases resolved) or `auto_precision`.
 
     Example:
@@ -111,13 +123,14 @@ def pick_precision(strategy: tf.distribute.Strategy, requested: str = "auto",
     if requested != "auto":
         choice = PrecisionChoice(PRECISION_ALIASES.get(requested, requested), "requested")
     else:
-        choice = auto_precision(strategy, peaks)
+        choice = auto_precision(strategy, peaks, hidden_size)
     logger.info(choice.describe())   # the commands show this logger's lines on stdout
     return choice
 
 
 def choose_precision(strategy: tf.distribute.Strategy, requested: str = "auto",
-                     peaks: Callable[[], peak_measurement.MatmulPeaks] = cpu_peaks) -> str:
+                     peaks: Callable[[], peak_measurement.MatmulPeaks] = cpu_peaks,
+                     hidden_size: int | None = None) -> str:
     """The dtype policy name to train with (see `pick_precision`).
 
     Example:
@@ -125,7 +138,7 @@ def choose_precision(strategy: tf.distribute.Strategy, requested: str = "auto",
         >>> choose_precision(tf.distribute.get_strategy(), "fp32")
         'float32'
     """
-    return pick_precision(strategy, requested, peaks).policy
+    return pick_precision(strategy, requested, peaks, hidden_size).policy
 
 
 def apply_precision(policy: str) -> None:

@@ -146,6 +146,7 @@ def train(
     verbose: str | int = "auto",
     seed: int | None = None,
     callbacks: list[keras.callbacks.Callback] | None = None,
+    hidden_size: int | None = None,
 ) -> keras.Model:
     """Train `model_fn()` on `dataset_fn` for `steps` steps in total, resuming from `model_dir`.
 
@@ -178,6 +179,8 @@ def train(
             lines otherwise), 0, 1 or 2.
         seed: seeds Python, NumPy and TensorFlow (`keras.utils.set_random_seed`).
         callbacks: extra Keras callbacks for every `fit` call.
+        hidden_size: the model's hidden size, where known: `precision="auto"` keeps float32 on a
+            CPU for narrow models (`tfbert.distribute.precision.auto_precision`).
 
     Returns:
         The trained model.
@@ -199,7 +202,7 @@ def train(
             f"checkpoint_every={checkpoint_every} and steps={steps} must be multiples of "
             f"steps_per_execution={steps_per_execution}."
         )
-    policy = choose_precision(strategy, precision)
+    policy = choose_precision(strategy, precision, hidden_size=hidden_size)
     use_jit = resolve_jit_compile(strategy, jit_compile, policy)
     logger.info(
         "Training on %s, precision %s, jit_compile=%s, steps_per_execution=%d",

@@ -349,8 +349,8 @@ def pretrain(
                  model_dir=model_dir, steps=steps, global_batch_size=global_batch_size, strategy=strategy,
                  optimizer_fn=optimizer_fn, checkpoint_every=checkpoint_every,
                  steps_per_execution=steps_per_execution, jit_compile=jit_compile, precision=precision, seed=seed,
-                 verbose=verbose,
-                 log_every=log_every, callbacks=callbacks)
+                 verbose=verbose, log_every=log_every, callbacks=callbacks,
+                 hidden_size=config.encoder.hidden_size)
 
 
 def read_source_for(init_from: str | Path | None, model_dir: str) -> InitSource | None:

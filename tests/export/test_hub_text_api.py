@@ -103,7 +103,7 @@ def tutorial(hub_pairs, mlm_pair, tmp_path_factory) -> dict[str, dict[str, dict[
                        encoding="utf-8")
     script = Path(__file__).with_name("hub_tutorial.py")
     completed = subprocess.run([sys.executable, str(script), str(request), str(results)], capture_output=True,
-                               text=True, timeout=600, env={**os.environ, "TF_USE_LEGACY_KERAS": "1"})
+                               text=True, timeout=1200, env={**os.environ, "TF_USE_LEGACY_KERAS": "1"})
     assert completed.returncode == 0, completed.stderr[-3000:]
     grouped: dict[str, dict[str, dict[str, np.ndarray]]] = {}
     with np.load(results) as archive:
@@ -194,9 +194,12 @@ def test_bert_pack_inputs_rejects_segments_that_do_not_fit(tutorial, kind):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_hub_keras_layer_encoder_fine_tunes(tutorial, kind):
-    finetune = tutorial[kind]["finetune"]
+    _assert_every_weight_changed(tutorial[kind]["finetune"])
+
+
+def _assert_every_weight_changed(finetune: dict) -> None:
     assert int(finetune["num_trainable"]) > 0
-    assert int(finetune["changed"]) == int(finetune["num_trainable"])
+    assert int(finetune["changed"]) == int(finetune["num_trainable"]), finetune.get("unchanged")
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -228,9 +231,7 @@ def test_glue_preprocess_model_equals_the_pair_signature(tutorial, kind):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_glue_classifier_fine_tunes_under_a_strategy_on_the_tf_data_map(tutorial, kind):
-    finetune = tutorial[kind]["glue_finetune"]
-    assert int(finetune["num_trainable"]) > 0
-    assert int(finetune["changed"]) == int(finetune["num_trainable"]), finetune["unchanged"]
+    _assert_every_weight_changed(tutorial[kind]["glue_finetune"])
 
 
 @pytest.mark.parametrize("kind", KINDS)

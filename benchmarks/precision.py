@@ -52,7 +52,7 @@ from assets import asset  # noqa: E402
 from throughput_common import LENGTH, make_batch, matmul_flops  # noqa: E402
 
 from tfbert.config import load_config  # noqa: E402
-from tfbert.distribute.cpu_bfloat16 import elementwise_clustering  # noqa: E402
+from tfbert.distribute.cpu_bfloat16 import elementwise_clustering, fusible_op_clustering  # noqa: E402
 from tfbert.distribute.peaks import MatmulPeaks, cpu_bf16_flags, describe_cpu_bf16, measure_matmul_peaks  # noqa: E402
 from tfbert.distribute.precision import apply_precision  # noqa: E402
 from tfbert.models.pretraining import PretrainingModel  # noqa: E402
@@ -124,7 +124,6 @@ def keras_hub_steps(batch: dict[str, np.ndarray]):
 def serving_models(directory: str):
     """{policy: strings -> float32 embeddings} of all-MiniLM-L6-v2 exported under each policy."""
     from tfbert.convert.huggingface import load_huggingface
-    from tfbert.distribute.cpu_bfloat16 import fusible_op_clustering
     from tfbert.export import export_saved_model
     from tfbert.tasks import SentenceEmbedder
     from tfbert.text import WordPieceTokenizer
@@ -140,7 +139,7 @@ def serving_models(directory: str):
         embedders[policy] = lambda texts, signature=signature: tf.cast(
             signature(text=tf.constant(texts))["embedding"], tf.float32).numpy()
     apply_precision("float32")
-    return embedders, fusible_op_clustering
+    return embedders
 
 
 def serving_flops(texts: list[str]) -> float:
@@ -231,8 +230,8 @@ def main() -> None:
     systems = {"tfbert": tfbert_steps, "keras-hub": keras_hub_steps(batch)}
     texts = botchan_lines(args.serve_batch)
     with tempfile.TemporaryDirectory() as directory:
-        embedders, clustering = serving_models(directory)
-        with clustering():   # as TF Serving with SERVING_XLA_FLAGS: the signatures are optimized at their first call
+        embedders = serving_models(directory)
+        with fusible_op_clustering():   # as TF Serving with SERVING_XLA_FLAGS: the signatures are optimized at their first call
             embeddings = {policy: embed(texts) for policy, embed in embedders.items()}
         peaks = []
         train_times = {(system, mode): [] for system, steps in systems.items() for mode in steps}

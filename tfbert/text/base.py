@@ -6,6 +6,8 @@ from typing import Mapping, Sequence
 
 import tensorflow as tf
 
+from tfbert.text._sharding import default_shards
+
 SPECIAL_ROLES = ("cls", "sep", "pad", "mask", "unk", "bos", "eos")
 
 
@@ -39,6 +41,8 @@ class Tokenizer(tf.Module):
 
     Subclasses set `self._tokens` (list of token strings by id) and `self._special_tokens`
     (role -> token string) and implement `tokenize`, `tokenize_with_offsets` and `detokenize`.
+    `shards` is how many slices a batch is cut into so that they run on that many cores side by side
+    (one per available core, at most 8; set it to 1 before tracing to keep a batch on one core).
     """
 
     # tf.Module walks every attribute, element by element, for variables and submodules, and
@@ -48,6 +52,7 @@ class Tokenizer(tf.Module):
 
     def __init__(self, tokens: Sequence[str], special_tokens: Mapping[str, str | None], name: str | None = None):
         super().__init__(name=name)
+        self.shards = default_shards()
         self._tokens = list(tokens)
         self._token_index = {token: index for index, token in reversed(list(enumerate(self._tokens)))}
         self._special_tokens = {}

@@ -19,6 +19,7 @@ from typing import Mapping, Sequence
 import tensorflow as tf
 
 from tfbert.text._files import PathLike, existing_file, read_json, read_lines
+from tfbert.text._sharding import in_shards
 from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 VOCAB_FILE = "vocab.json"
@@ -260,17 +261,20 @@ class BytePairTokenizer(Tokenizer):
 
     def _batch(self, strings, with_offsets: bool):
         strings = tf.convert_to_tensor(strings, tf.string)
-        scalar = strings.shape.rank == 0
-        tokens = self._byte_tokens(strings[None] if scalar else strings)
+        if strings.shape.rank == 0:
+            return tuple(part[0] for part in self._rows(strings[None], with_offsets))
+        return in_shards(lambda rows: self._rows(rows, with_offsets), strings, self.shards)
+
+    def _rows(self, strings: tf.Tensor, with_offsets: bool):
+        tokens = self._byte_tokens(strings)
         ids = tokens.with_flat_values(self._byte_token_ids.lookup(tokens.flat_values))
-        outputs = (ids,)
-        if with_offsets:
-            lengths = tf.cast(tf.strings.length(tokens.flat_values), tf.int64)
-            ends_total = tf.cumsum(lengths)
-            row_base = tf.gather(tf.concat([[0], ends_total], 0), tf.gather(tokens.row_splits, tokens.value_rowids()))
-            ends = ends_total - row_base
-            outputs = (ids, tokens.with_flat_values(ends - lengths), tokens.with_flat_values(ends))
-        return tuple(part[0] for part in outputs) if scalar else outputs
+        if not with_offsets:
+            return (ids,)
+        lengths = tf.cast(tf.strings.length(tokens.flat_values), tf.int64)
+        ends_total = tf.cumsum(lengths)
+        row_base = tf.gather(tf.concat([[0], ends_total], 0), tf.gather(tokens.row_splits, tokens.value_rowids()))
+        ends = ends_total - row_base
+        return ids, tokens.with_flat_values(ends - lengths), tokens.with_flat_values(ends)
 
     def tokenize(self, strings) -> tf.RaggedTensor:
         """Ids without special tokens: a RaggedTensor [batch, tokens] of int32 (1-D for a scalar input)."""

@@ -15,6 +15,7 @@ from tensorflow_text.python.ops.sentencepiece_tokenizer import gen_sentencepiece
 
 from tfbert.text import _unigram
 from tfbert.text._files import PathLike, existing_file
+from tfbert.text._sharding import in_shards
 from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 MODEL_FILE = "spiece.model"
@@ -157,21 +158,27 @@ class SentencePieceTokenizer(Tokenizer):
 
     def tokenize(self, strings) -> tf.RaggedTensor:
         """Ids without BOS/EOS: a RaggedTensor [batch, tokens] of int32 (1-D for a scalar input)."""
-        prepared = self._prepare(tf.convert_to_tensor(strings, tf.string))
-        if self._exact is None:
-            return self._sentencepiece.tokenize(prepared)
-        return _per_string(self._exact.ids, prepared)
+        return _per_string(lambda rows: in_shards(self._ids, rows, self.shards), tf.convert_to_tensor(strings, tf.string))
 
     def tokenize_with_offsets(self, strings):
         """(ids, starts, ends): byte offsets of each piece in the input, sentencepiece's `begin`/`end`
         (in the lowercased text when lowercasing changes byte lengths, which only a few letters such as
         `İ` do)."""
-        prepared = self._prepare(tf.convert_to_tensor(strings, tf.string))
+        return _per_string(lambda rows: in_shards(self._ids_with_offsets, rows, self.shards),
+                           tf.convert_to_tensor(strings, tf.string))
+
+    def _ids(self, rows: tf.Tensor) -> tf.RaggedTensor:
+        prepared = self._prepare(rows)
+        if self._exact is None:
+            return self._sentencepiece.tokenize(prepared)
+        return self._exact.ids(prepared)
+
+    def _ids_with_offsets(self, rows: tf.Tensor):
+        prepared = self._prepare(rows)
         if self._exact is None:
             ids, starts, ends = self._sentencepiece.tokenize_with_offsets(prepared)
         else:
-            handle = self._sentencepiece._model_resource.resource_handle
-            ids, starts, ends = _per_string(lambda rows: self._exact.ids_with_offsets(rows, handle), prepared)
+            ids, starts, ends = self._exact.ids_with_offsets(prepared, self._sentencepiece._model_resource.resource_handle)
         return ids, tf.cast(starts, tf.int64), tf.cast(ends, tf.int64)
 
     def model_proto(self) -> bytes:

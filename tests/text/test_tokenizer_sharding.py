@@ -1,0 +1,74 @@
+"""A batch cut into shards (run side by side on the cores) tokenizes exactly as the whole batch does."""
+
+import pytest
+import tensorflow as tf
+
+from tfbert.text import BytePairTokenizer, SentencePieceTokenizer, WordPieceTokenizer
+from tfbert.text._sharding import MIN_ROWS_PER_SHARD, in_shards
+
+
+def _texts(wiki_lines, korean_lines, botchan_lines):
+    # Long and short rows, empty strings, Korean and invalid UTF-8 mixed in one batch.
+    return wiki_lines[:60] + ["", " "] + korean_lines[:40] + botchan_lines[:60] + ["caf\xe9".encode("latin-1")]
+
+
+def _tokenizers(assets):
+    return {
+        "wordpiece": lambda: WordPieceTokenizer(assets("minilm/vocab.txt")),
+        "unigram": lambda: SentencePieceTokenizer(assets("spm/botchan_en_unigram_1000.model")),
+        "sentencepiece_bpe": lambda: SentencePieceTokenizer(assets("spm/botchan_en_bpe_1000.model")),
+        "byte_bpe": lambda: BytePairTokenizer.from_tiktoken(assets("bpe/gpt2.tiktoken")),
+    }
+
+
+def _outputs(tokenizer, shards, batches):
+    """Ids and offsets of each batch, from functions traced once for any batch size."""
+    tokenizer.shards = shards
+    dynamic = [tf.TensorSpec([None], tf.string)]
+    ids = tf.function(tokenizer.tokenize, input_signature=dynamic)
+    with_offsets = tf.function(tokenizer.tokenize_with_offsets, input_signature=dynamic)
+    return [[ids(batch).to_list()] + [part.to_list() for part in with_offsets(batch)] for batch in batches]
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "sentencepiece_bpe", "byte_bpe"])
+def test_sharded_batches_equal_the_whole_batch(kind, assets, wiki_lines, korean_lines, botchan_lines):
+    tokenizer = _tokenizers(assets)[kind]()
+    texts = _texts(wiki_lines, korean_lines, botchan_lines)
+    sizes = (len(texts), 5, 1, 0)
+    batches = [tf.constant(texts[:size], tf.string, shape=[size]) for size in sizes]
+    whole = _outputs(tokenizer, 1, batches)
+    assert [len(outputs[0]) for outputs in whole] == list(sizes)
+    assert _outputs(tokenizer, 3, batches) == whole
+
+
+def test_shards_split_by_bytes_and_keep_row_order():
+    strings = tf.constant(["a" * 90, "b", "c", "d" * 5, "e" * 100])
+
+    def shard_size_and_length(rows):
+        size = tf.fill([tf.size(rows)], tf.size(rows))
+        return tf.RaggedTensor.from_tensor(tf.stack([size, tf.strings.length(rows)], 1))
+
+    sharded = tf.function(lambda s: in_shards(shard_size_and_length, s, 2), input_signature=[tf.TensorSpec([None], tf.string)])
+    # 202 bytes (a byte more per row): the first shard ends where the rows reach half of them.
+    assert sharded(strings).to_list() == [[4, 90], [4, 1], [4, 1], [4, 5], [1, 100]]
+
+
+def test_small_static_batches_stay_whole():
+    calls = []
+
+    def count(rows):
+        calls.append(rows.shape[0])
+        return tf.RaggedTensor.from_tensor(tf.strings.length(rows)[:, None])
+
+    in_shards(count, tf.constant(["x"] * (2 * MIN_ROWS_PER_SHARD - 1)), 4)
+    assert calls == [2 * MIN_ROWS_PER_SHARD - 1]
+    calls.clear()
+    in_shards(count, tf.constant(["x"] * (2 * MIN_ROWS_PER_SHARD)), 4)
+    assert calls == [MIN_ROWS_PER_SHARD, MIN_ROWS_PER_SHARD]
+
+
+def test_a_tokenizer_shards_over_the_available_cores(assets):
+    from tfbert.text._sharding import MAX_SHARDS, available_cores
+
+    tokenizer = WordPieceTokenizer(assets("minilm/vocab.txt"))
+    assert tokenizer.shards == max(1, min(available_cores(), MAX_SHARDS))

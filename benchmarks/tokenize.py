@@ -9,13 +9,15 @@ ids equal the reference's on every line.
     python benchmarks/tokenize.py                 # Wikipedia sample + Botchan, ~6 MB
     python benchmarks/tokenize.py --batch-sizes 256 1024 4096 --repeats 3
     python benchmarks/tokenize.py --only Byte --latency 300   # plus single-string latency
+    python benchmarks/tokenize.py --shards 1 2 4 --batch-sizes 256 1024 4096  # tfbert, a batch over the cores
 
 Beside MB/s (wall clock) each row gives MB per CPU-second of this process (steadier on a shared
 machine; Python peers with threads use more than one core). `--latency N` adds a table of
 batch-1 latency: N single strings (every k-th corpus line), each a batch of one, contenders
 taking turns string by string; median and p99 in milliseconds. The measuring code (the
 contenders, the timing) is `tfbert.benchmarking.tokenization`; `tfbert benchmark tokenize` runs it
-too and records the result.
+too and records the result. `--shards` measures instead tfbert's tokenizers with each batch cut
+into that many shards (`Tokenizer.shards`, run side by side on the cores), alternating in one process.
 """
 
 from __future__ import annotations
@@ -41,7 +43,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", default="", help="run only families whose name contains this")
     parser.add_argument("--latency", type=int, default=0, metavar="N", help="also time N single strings (batch 1)")
+    parser.add_argument("--shards", type=int, nargs="+", metavar="K",
+                        help="instead: tfbert's tokenizers with each batch cut into K shards, for each K")
     args = parser.parse_args()
+    if args.shards:
+        print(tokenization.measure_shards(tokenization.corpus(), args.batch_sizes, args.repeats, args.shards,
+                                          args.only).markdown())
+        return
     tables = tokenization.measure(tokenization.corpus(), args.batch_sizes, args.repeats, args.only, args.latency)
     print("\n\n".join(table.markdown() for table in tables))
 

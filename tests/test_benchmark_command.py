@@ -55,3 +55,12 @@ def test_pipeline_quick_with_no_record_prints_and_writes_nothing(without_keras_h
 def test_results_in_a_missing_folder_is_refused_before_measuring(tmp_path, capsys):
     assert main(["benchmark", "tokenize", "--quick", "--results", str(tmp_path / "no" / "RESULTS.md")]) == 2
     assert "pass --results PATH or --no-record" in capsys.readouterr().err
+
+
+def test_shard_table_gives_a_row_per_shard_count_with_its_speed_over_one_shard():
+    from tfbert.benchmarking.tokenization import WORDPIECE, corpus, measure_shards
+
+    table = measure_shards(corpus()[:128], batch_sizes=[64], repeats=1, shard_counts=[1, 2], only="WordPiece")
+    assert [row[:3] for row in table.rows] == [[WORDPIECE, "64", "1"], [WORDPIECE, "64", "2"]]
+    assert table.rows[0][5:] == ["1.00x", "1.00x"] and all(float(ratio.rstrip("x")) > 0 for ratio in table.rows[1][5:])
+    assert table.columns[5:] == ["wall vs 1", "CPU vs 1"]

@@ -181,6 +181,53 @@ CONTENDERS = (
 )
 
 
+TFBERT_TOKENIZERS = {
+    WORDPIECE: lambda: _tfbert_text().WordPieceTokenizer(asset("minilm/vocab.txt")),
+    SENTENCEPIECE: lambda: _tfbert_text().SentencePieceTokenizer(asset("spm/botchan_en_unigram_1000.model")),
+    BYTE_BPE: lambda: _tfbert_text().BytePairTokenizer.from_tiktoken(asset("bpe/gpt2.tiktoken")),
+}
+
+
+def _tfbert_text():
+    import tfbert.text
+
+    return tfbert.text
+
+
+def measure_shards(lines: list[str], batch_sizes: list[int], repeats: int, shard_counts: list[int],
+                   only: str = "") -> Table:
+    """tfbert's tokenizers with each batch cut into each of `shard_counts` shards (`Tokenizer.shards`), passes
+    alternating in one process: MB/s, MB per CPU-second and the speed over the first shard count."""
+    import tensorflow as tf
+
+    megabytes = sum(len(line.encode()) for line in lines) / 1e6
+    table = Table("Tokenization, a batch over the cores", ["tokenizer", "batch", "shards", "MB/s", "MB per CPU-s",
+                                                           f"wall vs {shard_counts[0]}", f"CPU vs {shard_counts[0]}"], [],
+                  setup=[f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}"],
+                  align="lrrrrrr")
+    for family, make in TFBERT_TOKENIZERS.items():
+        if only not in family:
+            continue
+        runs = {}
+        for count in shard_counts:
+            tokenizer = make()
+            tokenizer.shards = count  # read when the function is traced
+            runs[count] = tf.function(tokenizer.tokenize)
+        for batch_size in batch_sizes:
+            batches = [tf.constant(lines[i:i + batch_size]) for i in range(0, len(lines), batch_size)]
+            for run in runs.values():
+                run_batches(run, batches)
+            timings = alternate({count: functools.partial(run_batches, run, batches) for count, run in runs.items()},
+                                repeats, clock=wall_and_cpu)
+            wall = {count: min(w for w, _ in pairs) for count, pairs in timings.items()}
+            cpu = {count: min(c for _, c in pairs) for count, pairs in timings.items()}
+            first = shard_counts[0]
+            table.rows += [[family, str(batch_size), str(count), f"{megabytes / wall[count]:.2f}",
+                            f"{megabytes / cpu[count]:.2f}", f"{wall[first] / wall[count]:.2f}x",
+                            f"{cpu[first] / cpu[count]:.2f}x"] for count in shard_counts]
+    return table
+
+
 def run_batches(run: Callable, batches: list) -> None:
     """One pass of `run` over `batches`, outputs dropped."""
     for batch in batches:

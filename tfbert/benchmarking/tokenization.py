@@ -82,13 +82,22 @@ def hf_wordpiece(ids_only: bool = False):
     return hf_tokenizer(tokenizer)
 
 
+def tfbert_tokenizer(family: str, **options):
+    """A new tfbert tokenizer of `family`'s vocabulary (`options` go to its class)."""
+    from tfbert.text import BytePairTokenizer, SentencePieceTokenizer, WordPieceTokenizer
+
+    if family == WORDPIECE:
+        return WordPieceTokenizer(asset("minilm/vocab.txt"), **options)
+    if family == SENTENCEPIECE:
+        return SentencePieceTokenizer(asset("spm/botchan_en_unigram_1000.model"), **options)
+    return BytePairTokenizer.from_tiktoken(asset("bpe/gpt2.tiktoken"), **options)
+
+
 def tfbert_wordpiece(with_offsets: bool = False):
     """`tokenize` (ids), or `tokenize_with_offsets` (ids and offsets, the reference's work)."""
     import tensorflow as tf
 
-    from tfbert.text import WordPieceTokenizer
-
-    tokenizer = WordPieceTokenizer(asset("minilm/vocab.txt"))
+    tokenizer = tfbert_tokenizer(WORDPIECE)
     if not with_offsets:
         return tf_contender(tokenizer.tokenize)
     compiled = tf.function(tokenizer.tokenize_with_offsets)
@@ -110,9 +119,7 @@ def spm_library():
 
 
 def tfbert_sentencepiece(exact: bool = True):
-    from tfbert.text import SentencePieceTokenizer
-
-    return tf_contender(SentencePieceTokenizer(asset("spm/botchan_en_unigram_1000.model"), exact=exact).tokenize)
+    return tf_contender(tfbert_tokenizer(SENTENCEPIECE, exact=exact).tokenize)
 
 
 def keras_hub_sentencepiece():
@@ -125,9 +132,7 @@ def keras_hub_sentencepiece():
 @functools.cache
 def gpt2_tokenizer():
     """tfbert's GPT-2 byte-level BPE tokenizer (built once: about 3 s)."""
-    from tfbert.text import BytePairTokenizer
-
-    return BytePairTokenizer.from_tiktoken(asset("bpe/gpt2.tiktoken"))
+    return tfbert_tokenizer(BYTE_BPE)
 
 
 def tiktoken_gpt2():
@@ -181,51 +186,54 @@ CONTENDERS = (
 )
 
 
-TFBERT_TOKENIZERS = {
-    WORDPIECE: lambda: _tfbert_text().WordPieceTokenizer(asset("minilm/vocab.txt")),
-    SENTENCEPIECE: lambda: _tfbert_text().SentencePieceTokenizer(asset("spm/botchan_en_unigram_1000.model")),
-    BYTE_BPE: lambda: _tfbert_text().BytePairTokenizer.from_tiktoken(asset("bpe/gpt2.tiktoken")),
-}
-
-
-def _tfbert_text():
-    import tfbert.text
-
-    return tfbert.text
-
-
 def measure_shards(lines: list[str], batch_sizes: list[int], repeats: int, shard_counts: list[int],
                    only: str = "") -> Table:
     """tfbert's tokenizers with each batch cut into each of `shard_counts` shards (`Tokenizer.shards`), passes
     alternating in one process: MB/s, MB per CPU-second and the speed over the first shard count."""
-    import tensorflow as tf
-
     megabytes = sum(len(line.encode()) for line in lines) / 1e6
     table = Table("Tokenization, a batch over the cores", ["tokenizer", "batch", "shards", "MB/s", "MB per CPU-s",
                                                            f"wall vs {shard_counts[0]}", f"CPU vs {shard_counts[0]}"], [],
-                  setup=[f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}"],
-                  align="lrrrrrr")
-    for family, make in TFBERT_TOKENIZERS.items():
+                  setup=[corpus_setup(lines, megabytes)], align="lrrrrrr")
+    for family in (WORDPIECE, SENTENCEPIECE, BYTE_BPE):
         if only not in family:
             continue
         runs = {}
         for count in shard_counts:
-            tokenizer = make()
+            tokenizer = tfbert_tokenizer(family)
             tokenizer.shards = count  # read when the function is traced
-            runs[count] = tf.function(tokenizer.tokenize)
+            runs[count] = tf_contender(tokenizer.tokenize)[0]
         for batch_size in batch_sizes:
-            batches = [tf.constant(lines[i:i + batch_size]) for i in range(0, len(lines), batch_size)]
+            batches = tf_batches(lines, batch_size)
             for run in runs.values():
                 run_batches(run, batches)
-            timings = alternate({count: functools.partial(run_batches, run, batches) for count, run in runs.items()},
-                                repeats, clock=wall_and_cpu)
-            wall = {count: min(w for w, _ in pairs) for count, pairs in timings.items()}
-            cpu = {count: min(c for _, c in pairs) for count, pairs in timings.items()}
+            wall, cpu = best_passes({count: functools.partial(run_batches, run, batches) for count, run in runs.items()},
+                                    repeats)
             first = shard_counts[0]
             table.rows += [[family, str(batch_size), str(count), f"{megabytes / wall[count]:.2f}",
                             f"{megabytes / cpu[count]:.2f}", f"{wall[first] / wall[count]:.2f}x",
                             f"{cpu[first] / cpu[count]:.2f}x"] for count in shard_counts]
     return table
+
+
+def corpus_setup(lines: list[str], megabytes: float) -> str:
+    """The setup line of a throughput table: the text, the cores, TensorFlow's version."""
+    import tensorflow as tf
+
+    return f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}"
+
+
+def tf_batches(lines: list[str], batch_size: int) -> list:
+    """`lines` as string tensors of `batch_size` (the last one shorter)."""
+    import tensorflow as tf
+
+    return [tf.constant(lines[i:i + batch_size]) for i in range(0, len(lines), batch_size)]
+
+
+def best_passes(passes: dict[str, Callable[[], object]], repeats: int) -> tuple[dict, dict]:
+    """The best wall-clock and the best CPU seconds of each pass over `repeats` rounds, passes taking turns."""
+    timings = alternate(passes, repeats, clock=wall_and_cpu)
+    return ({name: min(wall for wall, _ in pairs) for name, pairs in timings.items()},
+            {name: min(cpu for _, cpu in pairs) for name, pairs in timings.items()})
 
 
 def run_batches(run: Callable, batches: list) -> None:
@@ -239,16 +247,13 @@ def measure(lines: list[str], batch_sizes: list[int], repeats: int, only: str = 
     """The tokenization table over `lines`: a row per installed contender (of families containing `only`;
     without the same-work rows unless `same_work`) and batch size, with its speed over the family's first row,
     and a note per peer left out; with `latency`, also the batch-1 latency table over that many single strings."""
-    import tensorflow as tf
-
     megabytes = sum(len(line.encode()) for line in lines) / 1e6
     chosen = [contender for contender in CONTENDERS
               if only in contender.family and (same_work or not contender.same_work)]
     absent = peers.missing(sorted({peer for contender in chosen for peer in contender.needs}))
     table = Table("Tokenization", ["tokenizer", "implementation", "batch", "MB/s", "MB per CPU-s",
                                    "wall vs reference", "CPU vs reference", "ids equal reference"], [],
-                  setup=[f"{len(lines)} lines, {megabytes:.2f} MB; {os.cpu_count()} CPU cores; TF {tf.__version__}"],
-                  align="llrrrrrl")
+                  setup=[corpus_setup(lines, megabytes)], align="llrrrrrl")
     families: dict[str, list] = {}
     for contender in chosen:
         if not set(contender.needs) & set(absent):
@@ -292,17 +297,13 @@ def latency_rows(family: str, members: list, lines: list[str], count: int) -> li
 def family_rows(family: str, members: list, lines: list[str], batch_size: int, repeats: int,
                 megabytes: float) -> list[list[str]]:
     """One family's rows at one batch size, with each one's wall-clock and CPU speed over the family's first row."""
-    import tensorflow as tf
-
-    python_batches = [lines[i:i + batch_size] for i in range(0, len(lines), batch_size)]
-    inputs = {"py": python_batches, "tf": [tf.constant(batch) for batch in python_batches]}
+    inputs = {"py": [lines[i:i + batch_size] for i in range(0, len(lines), batch_size)],
+              "tf": tf_batches(lines, batch_size)}
     ids = {}
     for name, run, to_list, kind in members:
         ids[name] = [row for batch in inputs[kind] for row in to_list(run(batch))]  # warm-up pass; also the ids
-    passes = {name: (lambda run=run, batches=inputs[kind]: run_batches(run, batches)) for name, run, _, kind in members}
-    timings = alternate(passes, repeats, clock=wall_and_cpu)
-    best = {name: min(wall for wall, _ in pairs) for name, pairs in timings.items()}
-    best_cpu = {name: min(cpu for _, cpu in pairs) for name, pairs in timings.items()}
+    best, best_cpu = best_passes({name: functools.partial(run_batches, run, inputs[kind])
+                                  for name, run, _, kind in members}, repeats)
     reference_name = members[0][0]
     reference = ids[reference_name]
     rows = []

@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import keras
 import tensorflow as tf
 
@@ -25,8 +27,9 @@ from tfbert.models.encoder import Encoder
 from tfbert.models.pretraining import PretrainingModel
 
 
-def backend_variables(model: keras.Model) -> list[tf.Variable]:
-    """The `tf.Variable`s behind a Keras model's variables, to list on the exported module.
+def backend_variables(variables: Iterable[keras.Variable]) -> list[tf.Variable]:
+    """The `tf.Variable`s behind Keras variables, each once (a tied decoder holds the token embedding
+    too), to list on the exported module.
 
     The modules list these instead of holding the Keras models themselves: `tf.saved_model.save`
     would walk a Keras model's whole object graph (its layers' properties and functions), more than
@@ -38,7 +41,10 @@ def backend_variables(model: keras.Model) -> list[tf.Variable]:
     find variable layer0_attention/output/kernel"). Listing the underlying `tf.Variable`s
     makes them plain checkpointed variables, which both loaders restore.
     """
-    return [variable.value for variable in model.variables]
+    distinct = {}
+    for variable in variables:
+        distinct.setdefault(id(variable), variable.value)
+    return list(distinct.values())
 
 
 def _strings(name: str) -> tf.TensorSpec:
@@ -79,7 +85,7 @@ class ServingModule(tf.Module):
         super().__init__(name="tfbert_serving")
         self.task = task
         self.preprocessor = preprocessor
-        self.model_variables = backend_variables(model)
+        self.model_variables = backend_variables(model.variables)
         length = preprocessor.sequence_length
         pair = "text_pair" in task.input_names if pair_preprocess is None else pair_preprocess
 
@@ -171,14 +177,6 @@ def _hub_outputs(outputs: dict) -> dict:
             "encoder_outputs": [tf.cast(layer, tf.float32) for layer in outputs["encoder_outputs"]]}
 
 
-def _distinct(variables) -> list[tf.Variable]:
-    """The `tf.Variable`s behind Keras variables, each once (a tied decoder holds the token embedding too)."""
-    seen = {}
-    for variable in variables:
-        seen.setdefault(id(variable), variable.value)
-    return list(seen.values())
-
-
 class MaskedLMModule(tf.__internal__.tracking.AutoTrackable):
     """TF Hub's `encoder.mlm`: `mlm(inputs, training=False)` with the three ids and `masked_lm_positions`
     `[batch, predictions]` returns the encoder's outputs (`pooled_output`, `sequence_output`,
@@ -199,8 +197,9 @@ class MaskedLMModule(tf.__internal__.tracking.AutoTrackable):
     def __init__(self, model: keras.Model, encoder: Encoder, input_names: tuple[str, ...]):
         head = model.get_layer("mlm_head") if isinstance(model, PretrainingModel) else None
         parts = (encoder, head) if head is not None else (model,)
-        self.variables = _distinct(variable for part in parts for variable in part.variables)
-        self.trainable_variables = _distinct(variable for part in parts for variable in part.trainable_variables)
+        self.variables = backend_variables(variable for part in parts for variable in part.variables)
+        self.trainable_variables = backend_variables(
+            variable for part in parts for variable in part.trainable_variables)
         self.regularization_losses = []
 
         def call(inputs, training=False):
@@ -232,7 +231,7 @@ class EncoderModule(tf.__internal__.tracking.AutoTrackable):
     """
 
     def __init__(self, encoder: Encoder, mlm_model: keras.Model | None = None):
-        self.variables = backend_variables(encoder)
+        self.variables = backend_variables(encoder.variables)
         self.trainable_variables = [variable.value for variable in encoder.trainable_variables]
         self.regularization_losses = []
 

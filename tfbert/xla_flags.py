@@ -40,5 +40,3 @@ def clustering_is_allowed(environ: MutableMapping[str, str] = os.environ) -> boo
     """Whether `TF_XLA_FLAGS` holds both flags `fusible_op_clustering` needs."""
     flags = environ.get(XLA_FLAGS_VARIABLE, "").split()
     return all(flag in flags for flag in CLUSTERING_FLAGS)
-
-

@@ -16,9 +16,14 @@ from __future__ import annotations
 import dataclasses
 import importlib.resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import yaml
+
+from tfbert.architectures.spec import ACTIVATIONS
+
+if TYPE_CHECKING:
+    from tfbert.architectures.spec import ArchitectureSpec
 
 SHARING_STRATEGIES = ("none", "all", "attention", "ffn")
 # A block's feed-forward: two dense layers (BERT) or a gated linear unit (GLU).
@@ -26,7 +31,6 @@ FEED_FORWARD_KINDS = ("dense", "gated")
 # How positions enter: a learned table added to the embeddings, rotary query/key rotations, or
 # DeBERTa's disentangled relative attention (content-to-position and position-to-content).
 POSITION_KINDS = ("absolute", "rotary", "relative")
-ACTIVATIONS = ("gelu", "gelu_new", "relu", "silu", "tanh")
 
 
 def field_error(field: str, value: Any, allowed: str) -> ValueError:
@@ -323,6 +327,8 @@ class ModelConfig:
             _fail("generator", self.generator.to_dict(),
                   f"only architecture {', '.join(map(repr, _with_generator()))} has a generator, "
                   f"not {self.architecture!r}")
+        if self.generator is not None:
+            _check_shared_embeddings(self.encoder, self.generator)
         if self.pretraining is not None and self.pretraining.objectives is not None:
             try:
                 spec.objectives_named(self.pretraining.objectives)
@@ -330,6 +336,13 @@ class ModelConfig:
                 _fail("pretraining.objectives", self.pretraining.objectives, str(error))
         if spec.validate is not None:
             spec.validate(self)
+
+    @property
+    def spec(self) -> "ArchitectureSpec":
+        """The `tfbert.architectures.ArchitectureSpec` of `architecture`; models read their family here."""
+        from tfbert import architectures
+
+        return architectures.get(self.architecture)
 
     def to_dict(self) -> dict[str, Any]:
         data = {"architecture": self.architecture, "encoder": self.encoder.to_dict(), "description": self.description}
@@ -360,6 +373,15 @@ def as_model_config(config: ModelConfig | Mapping[str, Any]) -> ModelConfig:
 def _with_defaults(spec, encoder: Any) -> Any:
     """An `encoder:` mapping with the family's `encoder_defaults` for the fields it omits."""
     return spec.with_defaults(encoder) if isinstance(encoder, Mapping) else encoder
+
+
+def _check_shared_embeddings(encoder: EncoderConfig, generator: EncoderConfig) -> None:
+    """A generator must match the discriminator's embedding hyper-parameters: the two share one embedding layer."""
+    for name in SHARED_EMBEDDING_FIELDS:
+        ours, theirs = getattr(generator, name), getattr(encoder, name)
+        if ours != theirs:
+            _fail(f"generator.{name}", ours, "the generator shares the discriminator's embeddings, so it "
+                                             f"must equal encoder.{name} ({theirs!r})")
 
 
 def _with_generator() -> list[str]:

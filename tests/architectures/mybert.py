@@ -5,7 +5,7 @@ RoBERTa-style with one segment type. README's "Adding an architecture" shows thi
 """
 
 from tfbert.architectures import ArchitectureSpec, ExampleRecipe
-from tfbert.architectures.bert import bert_layout, build_mlm_pretraining_model
+from tfbert.architectures.bert import MLM_PRETRAINING_MODEL, bert_layout
 
 SPEC = ArchitectureSpec(
     name="mybert",
@@ -16,7 +16,7 @@ SPEC = ArchitectureSpec(
     objectives=("mlm",),
     default_objectives=("mlm",),
     examples=ExampleRecipe("full_sentences"),
-    pretraining_model=build_mlm_pretraining_model,
+    pretraining_model=MLM_PRETRAINING_MODEL,
     pretraining_models=("PretrainingModel",),
     optimizer="bert",
     export_tasks=("fill_mask",),

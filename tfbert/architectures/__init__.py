@@ -13,12 +13,11 @@ Example:
     'roberta'
 """
 
-from tfbert.architectures.registry import (for_model_class, get, model_types, names, register, unregister,
-                                          with_format)
+from tfbert.architectures.registry import get, model_types, names, register, unregister, with_format
 from tfbert.architectures.spec import ArchitectureSpec, CheckpointFormat, ExampleRecipe, HuggingFaceFormat
 
 # The built-in families, in the order `names()` lists them.
 from tfbert.architectures import bert, albert, roberta, electra, spanbert, xlm, xlmr, deberta  # noqa: E402,F401  isort: skip
 
-__all__ = ["ArchitectureSpec", "CheckpointFormat", "ExampleRecipe", "HuggingFaceFormat", "for_model_class", "get",
-           "model_types", "names", "register", "unregister", "with_format"]
+__all__ = ["ArchitectureSpec", "CheckpointFormat", "ExampleRecipe", "HuggingFaceFormat", "get", "model_types", "names",
+           "register", "unregister", "with_format"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from tfbert.architectures.bert import (GOOGLE_BERT_ACTIVATIONS, build_mlm_pretraining_model,
+from tfbert.architectures.bert import (GOOGLE_BERT_ACTIVATIONS, MLM_PRETRAINING_MODEL,
                                        embedding_weights, google_bert_head_weights,
                                        google_embedding_weights, google_pooler_weights, pooler_classifier_weights, keras_hub_block_names,
                                        keras_hub_embedding_weights, keras_hub_pooler_weights, read_bert_fields,
@@ -13,12 +13,14 @@ from tfbert.architectures.bert import (GOOGLE_BERT_ACTIVATIONS, build_mlm_pretra
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import (ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat, KerasHubFormat,
                                        TF1Format)
-from tfbert.config import EncoderConfig
 from tfbert.convert import weights
 
+if TYPE_CHECKING:
+    from tfbert.config import EncoderConfig
 
-def read_albert_config(hf: Mapping[str, Any]) -> EncoderConfig:
-    return EncoderConfig(**read_bert_fields(hf), embedding_size=hf.get("embedding_size", 128), sharing="all",
+
+def read_albert_config(hf: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(**read_bert_fields(hf), embedding_size=hf.get("embedding_size", 128), sharing="all",
                          num_hidden_groups=hf.get("num_hidden_groups", 1), inner_group_num=hf.get("inner_group_num", 1))
 
 
@@ -65,9 +67,9 @@ GOOGLE_ALBERT_DEFAULTS = {
 }
 
 
-def read_google_albert_config(data: Mapping[str, Any]) -> EncoderConfig:
+def read_google_albert_config(data: Mapping[str, Any]) -> dict[str, Any]:
     data = {**GOOGLE_ALBERT_DEFAULTS, **data}
-    return EncoderConfig(**read_google_fields(data, GOOGLE_ALBERT_DEFAULTS, GOOGLE_BERT_ACTIVATIONS),
+    return dict(**read_google_fields(data, GOOGLE_ALBERT_DEFAULTS, GOOGLE_BERT_ACTIVATIONS),
                          embedding_size=data["embedding_size"], sharing="all",
                          num_hidden_groups=data["num_hidden_groups"], inner_group_num=data["inner_group_num"])
 
@@ -111,12 +113,12 @@ def google_albert_encoder_weights(encoder, prefix: str, embeddings: bool = True)
     yield from google_pooler_weights(encoder, prefix)
 
 
-def read_keras_hub_albert_config(backbone: Mapping[str, Any]) -> EncoderConfig:
+def read_keras_hub_albert_config(backbone: Mapping[str, Any]) -> dict[str, Any]:
     """`AlbertBackbone`'s arguments; it always projects the embeddings, so E must differ from H here."""
     if backbone["embedding_dim"] == backbone["hidden_dim"]:
         raise ValueError(f"keras-hub AlbertBackbone with embedding_dim = hidden_dim ({backbone['hidden_dim']}) keeps "
                          "an embedding projection that a tfbert encoder of equal widths does not have")
-    return EncoderConfig(**read_keras_hub_fields(backbone, dropout=0.0), embedding_size=backbone["embedding_dim"],
+    return dict(**read_keras_hub_fields(backbone, dropout=0.0), embedding_size=backbone["embedding_dim"],
                          sharing="all", num_hidden_groups=backbone.get("num_groups", 1),
                          inner_group_num=backbone.get("num_inner_repetitions", 1))
 
@@ -150,7 +152,7 @@ SPEC = register(ArchitectureSpec(
     default_objectives=("mlm", "sop"),
     objective_sets={"mlm": ("mlm",), "mlm,sop": ("mlm", "sop")},
     examples=ExampleRecipe("sop", masking_unit="ngram", data_label="sentence_order_labels", model_label="sop_labels"),
-    pretraining_model=build_mlm_pretraining_model,
+    pretraining_model=MLM_PRETRAINING_MODEL,
     pretraining_models=("PretrainingModel",),
     optimizer="albert",
     export_tasks=("fill_mask",),

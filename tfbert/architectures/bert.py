@@ -6,13 +6,15 @@ layer and pooler names), which ALBERT, RoBERTa, ELECTRA, SpanBERT and XLM-R buil
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.registry import register
-from tfbert.architectures.spec import (ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat,
+from tfbert.architectures.spec import (ACTIVATIONS, ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat,
                                        KerasHubFormat, TF1Format)
-from tfbert.config import ACTIVATIONS, EncoderConfig
 from tfbert.convert import weights
+
+if TYPE_CHECKING:
+    from tfbert.config import EncoderConfig
 
 # Hugging Face `hidden_act` names and the tfbert activation each one is.
 HF_ACTIVATIONS = {
@@ -23,11 +25,8 @@ HF_ACTIVATIONS = {
 }
 
 
-def build_mlm_pretraining_model(config, objectives: tuple[str, ...], seed: int | None, dtype: str | None):
-    """`PretrainingModel`: MLM plus, when asked, one sentence-pair objective (NSP or SOP)."""
-    from tfbert.models.pretraining import PretrainingModel
-
-    return PretrainingModel(config, objectives=objectives, dtype=dtype)
+# The factory of `PretrainingModel` (MLM plus, when asked, NSP or SOP), for the families it pretrains.
+MLM_PRETRAINING_MODEL = "tfbert.models.pretraining:build_pretraining_model"
 
 
 def read_bert_fields(hf: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,8 +82,8 @@ def write_plain_config(model_type: str):
     return write
 
 
-def read_bert_config(hf: Mapping[str, Any]) -> EncoderConfig:
-    return EncoderConfig(**read_bert_fields(hf))
+def read_bert_config(hf: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(**read_bert_fields(hf))
 
 
 def embedding_weights(encoder, prefix: str) -> Iterator[Assignment]:
@@ -218,8 +217,8 @@ def write_google_fields(encoder: EncoderConfig, activations: Mapping[str, str]) 
     )
 
 
-def read_google_bert_config(data: Mapping[str, Any]) -> EncoderConfig:
-    return EncoderConfig(**read_google_fields(data, GOOGLE_BERT_DEFAULTS, GOOGLE_BERT_ACTIVATIONS))
+def read_google_bert_config(data: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(**read_google_fields(data, GOOGLE_BERT_DEFAULTS, GOOGLE_BERT_ACTIVATIONS))
 
 
 def write_google_bert_config(encoder: EncoderConfig) -> dict[str, Any]:
@@ -336,8 +335,8 @@ def read_keras_hub_fields(backbone: Mapping[str, Any], vocabulary_key: str = "vo
     )
 
 
-def read_keras_hub_bert_config(backbone: Mapping[str, Any]) -> EncoderConfig:
-    return EncoderConfig(**read_keras_hub_fields(backbone))
+def read_keras_hub_bert_config(backbone: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(**read_keras_hub_fields(backbone))
 
 
 def write_keras_hub_fields(encoder: EncoderConfig, backbone_class: str, activation: str = "gelu_new",
@@ -378,7 +377,7 @@ SPEC = register(ArchitectureSpec(
     default_objectives=("mlm", "nsp"),
     objective_sets={"mlm": ("mlm",), "mlm,nsp": ("mlm", "nsp")},
     examples=ExampleRecipe("nsp", data_label="next_sentence_labels", model_label="nsp_labels"),
-    pretraining_model=build_mlm_pretraining_model,
+    pretraining_model=MLM_PRETRAINING_MODEL,
     pretraining_models=("PretrainingModel",),
     optimizer="bert",
     export_tasks=("fill_mask",),

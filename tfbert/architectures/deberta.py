@@ -11,38 +11,27 @@ a plain masked LM (DeBERTa-v2's recipe). Hugging Face holds it as `model_type: d
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.bert import HF_ACTIVATIONS, bert_head_weights, read_bert_fields, write_bert_fields
-from tfbert.architectures.electra import validate_electra
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
-from tfbert.config import EncoderConfig
 from tfbert.convert import weights
+
+if TYPE_CHECKING:
+    from tfbert.config import EncoderConfig
 
 # What a DeBERTa-v3 `encoder:` mapping gets unless it says otherwise (the released configs).
 DEBERTA_DEFAULTS = {"positions": "relative", "position_buckets": 256, "max_relative_positions": 0,
                     "share_attention_key": True, "type_vocab_size": 0, "layer_norm_epsilon": 1e-7, "pooler": False}
 
 
-def build_deberta_pretraining_model(config, objectives: tuple[str, ...], seed: int | None, dtype: str | None):
-    """RTD with gradient-disentangled embedding sharing when `rtd` is asked for, else a masked LM."""
-    if "rtd" in objectives:
-        from tfbert.models.deberta import DebertaRTDModel
-
-        return DebertaRTDModel(config, seed=seed, dtype=dtype)
-    from tfbert.models.pretraining import PretrainingModel
-
-    return PretrainingModel(config, objectives=objectives, dtype=dtype)
-
-
 def validate_deberta(config) -> None:
-    """Relative positions in the encoder (and generator); a generator shares the embedding hyper-parameters."""
+    """Relative positions in the encoder (and generator)."""
     for role, encoder in (("encoder", config.encoder), ("generator", config.generator)):
         if encoder is not None and encoder.positions != "relative":
             raise ValueError(f"invalid config field '{role}.positions': got {encoder.positions!r}; DeBERTa's "
                              "attention is relative (positions: relative)")
-    validate_electra(config)
 
 
 def _listed(value: Any) -> set[str]:
@@ -70,10 +59,10 @@ def check_huggingface_deberta(hf: Mapping[str, Any]) -> None:
         raise ValueError(f"unsupported DeBERTa config ({'; '.join(failed)}); tfbert reads DeBERTa-v3's layout")
 
 
-def read_deberta_config(hf: Mapping[str, Any]) -> EncoderConfig:
+def read_deberta_config(hf: Mapping[str, Any]) -> dict[str, Any]:
     check_huggingface_deberta(hf)
     fields = read_bert_fields({**hf, "hidden_act": hf.get("hidden_act", "gelu")})
-    return EncoderConfig(
+    return dict(
         **{**fields, "layer_norm_epsilon": hf.get("layer_norm_eps", 1e-7), "type_vocab_size": hf.get("type_vocab_size", 0)},
         positions="relative",
         position_buckets=max(0, hf.get("position_buckets", -1)),
@@ -145,7 +134,7 @@ SPEC = register(ArchitectureSpec(
     default_objectives=("mlm", "rtd"),
     # As ELECTRA: consecutive segments, token masking (15%).
     examples=ExampleRecipe("electra_segments"),
-    pretraining_model=build_deberta_pretraining_model,
+    pretraining_model="tfbert.models.deberta:build_deberta_pretraining_model",
     pretraining_models=("PretrainingModel", "DebertaRTDModel"),
     optimizer="electra",
     export_tasks=("fill_mask",),

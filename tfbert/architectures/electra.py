@@ -7,7 +7,7 @@ embedding layer. Hugging Face stores them as two checkpoints, loaded together by
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.bert import (embedding_weights,
                                        google_embedding_weights, google_layer_weights, keras_hub_embedding_weights,
@@ -17,29 +17,14 @@ from tfbert.architectures.bert import (embedding_weights,
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import (ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat, KerasHubFormat,
                                        TF1Format)
-from tfbert.config import SHARED_EMBEDDING_FIELDS, EncoderConfig, field_error
 from tfbert.convert import weights
 
-
-def build_electra_pretraining_model(config, objectives: tuple[str, ...], seed: int | None, dtype: str | None):
-    from tfbert.models.electra import ElectraPretrainingModel
-
-    return ElectraPretrainingModel(config, seed=seed, dtype=dtype)
+if TYPE_CHECKING:
+    from tfbert.config import EncoderConfig
 
 
-def validate_electra(config) -> None:
-    """The generator, when there is one, must match the discriminator's embedding hyper-parameters."""
-    if config.generator is None:
-        return
-    for name in SHARED_EMBEDDING_FIELDS:
-        ours, theirs = getattr(config.generator, name), getattr(config.encoder, name)
-        if ours != theirs:
-            raise field_error(f"generator.{name}", ours, "the generator shares the discriminator's embeddings, so it "
-                                                         f"must equal encoder.{name} ({theirs!r})")
-
-
-def read_electra_config(hf: Mapping[str, Any]) -> EncoderConfig:
-    return EncoderConfig(**read_bert_fields(hf), embedding_size=hf.get("embedding_size", 128), pooler=False)
+def read_electra_config(hf: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(**read_bert_fields(hf), embedding_size=hf.get("embedding_size", 128), pooler=False)
 
 
 def write_electra_config(encoder: EncoderConfig) -> dict[str, Any]:
@@ -117,13 +102,13 @@ def electra_embedding_size(hparams: Mapping[str, Any]) -> int:
     return hparams.get("embedding_size") or default
 
 
-def read_google_electra_config(hparams: Mapping[str, Any]) -> EncoderConfig:
+def read_google_electra_config(hparams: Mapping[str, Any]) -> dict[str, Any]:
     """The discriminator of ELECTRA hparams (`--hparams` JSON of run_pretraining.py)."""
     fields = read_google_fields(electra_bert_config(hparams), {}, GOOGLE_ELECTRA_ACTIVATIONS)
-    return EncoderConfig(**fields, embedding_size=electra_embedding_size(hparams), pooler=False)
+    return dict(**fields, embedding_size=electra_embedding_size(hparams), pooler=False)
 
 
-def read_google_electra_generator(hparams: Mapping[str, Any]) -> EncoderConfig | None:
+def read_google_electra_generator(hparams: Mapping[str, Any]) -> dict[str, Any] | None:
     """The generator, as `get_generator_config` scales it (None when `generator_hidden_size` is null)."""
     hparams = {**ELECTRA_HPARAM_DEFAULTS, **hparams}
     if hparams["generator_hidden_size"] is None:
@@ -133,7 +118,7 @@ def read_google_electra_generator(hparams: Mapping[str, Any]) -> EncoderConfig |
     config.update(hidden_size=hidden, num_attention_heads=max(1, hidden // 64), intermediate_size=4 * hidden,
                   num_hidden_layers=int(round(config["num_hidden_layers"] * hparams["generator_layers"])))
     fields = read_google_fields(config, {}, GOOGLE_ELECTRA_ACTIVATIONS)
-    return EncoderConfig(**fields, embedding_size=electra_embedding_size(hparams), pooler=False)
+    return dict(**fields, embedding_size=electra_embedding_size(hparams), pooler=False)
 
 
 def write_google_electra_config(encoder: EncoderConfig) -> dict[str, Any]:
@@ -189,9 +174,9 @@ def google_electra_head_weights(model) -> Iterator[Assignment]:
     yield from weights.dense(head.prediction, "discriminator_predictions/dense_1", weights.TENSORFLOW)
 
 
-def read_keras_hub_electra_config(backbone: Mapping[str, Any]) -> EncoderConfig:
+def read_keras_hub_electra_config(backbone: Mapping[str, Any]) -> dict[str, Any]:
     """`ElectraBackbone`'s arguments; unlike Google's ELECTRA it has a tanh pooler and the tanh GELU."""
-    return EncoderConfig(**read_keras_hub_fields(backbone, vocabulary_key="vocab_size"),
+    return dict(**read_keras_hub_fields(backbone, vocabulary_key="vocab_size"),
                          embedding_size=backbone["embedding_dim"], pooler=True)
 
 
@@ -219,14 +204,13 @@ SPEC = register(ArchitectureSpec(
     tokenizer="wordpiece",
     packing_style="bert",
     encoder_defaults={"pooler": False},
-    validate=validate_electra,
     generator=True,
     objectives=("mlm", "rtd"),
     default_objectives=("mlm", "rtd"),
     objective_sets={"rtd": ("mlm", "rtd"), "mlm,rtd": ("mlm", "rtd")},
     # Consecutive segments (90% split in two at a sentence boundary), token masking.
     examples=ExampleRecipe("electra_segments"),
-    pretraining_model=build_electra_pretraining_model,
+    pretraining_model="tfbert.models.electra:build_electra_pretraining_model",
     pretraining_models=("ElectraPretrainingModel",),
     optimizer="electra",
     formats={"huggingface": HuggingFaceFormat(

@@ -65,17 +65,3 @@ def model_types(format_name: str) -> tuple[str, ...]:
     return tuple(spec.formats[format_name].model_type for spec in _SPECS.values()
                  if format_name in spec.formats and spec.formats[format_name].reads)
 
-
-def for_model_class(architecture: str, class_name: str) -> ArchitectureSpec:
-    """The spec of `architecture`, if `class_name` is one of its pretraining models (else `ValueError`).
-
-    Example:
-        >>> for_model_class("xlm", "PretrainingModel")
-        Traceback (most recent call last):
-        ValueError: PretrainingModel does not build architecture 'xlm'; its pretraining model is XLMPretrainingModel
-    """
-    spec = get(architecture)
-    if class_name not in spec.pretraining_models:
-        raise ValueError(f"{class_name} does not build architecture {architecture!r}; its pretraining model is "
-                         f"{' or '.join(spec.pretraining_models)}")
-    return spec

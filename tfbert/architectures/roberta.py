@@ -6,24 +6,26 @@ and pairs are packed `<s> a </s></s> b </s>`.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import numpy as np
 
-from tfbert.architectures.bert import (bert_layout, build_mlm_pretraining_model, embedding_weights, keras_hub_layer_weights, layer_weights,
+from tfbert.architectures.bert import (bert_layout, MLM_PRETRAINING_MODEL, embedding_weights, keras_hub_layer_weights, layer_weights,
                                        read_bert_fields, read_keras_hub_fields, write_keras_hub_fields)
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, KerasHubFormat
-from tfbert.config import EncoderConfig
 from tfbert.convert import weights
+
+if TYPE_CHECKING:
+    from tfbert.config import EncoderConfig
 
 # RoBERTa's embedding layout, also XLM-R's: one type row, padding id 1, positions from pad_id + 1.
 ROBERTA_ENCODER_DEFAULTS = {"type_vocab_size": 1, "pad_id": 1, "position_offset": 2}
 
 
-def read_roberta_config(hf: Mapping[str, Any]) -> EncoderConfig:
+def read_roberta_config(hf: Mapping[str, Any]) -> dict[str, Any]:
     fields = read_bert_fields(hf)
-    return EncoderConfig(**fields, position_offset=fields["pad_id"] + 1)
+    return dict(**fields, position_offset=fields["pad_id"] + 1)
 
 
 def roberta_head_weights(model) -> Iterator[Assignment]:
@@ -55,7 +57,7 @@ def roberta_format(model_type: str, class_prefix: str):
 KERAS_HUB_ROBERTA_EPSILON = 1e-5
 
 
-def read_keras_hub_roberta_config(backbone: Mapping[str, Any]) -> EncoderConfig:
+def read_keras_hub_roberta_config(backbone: Mapping[str, Any]) -> dict[str, Any]:
     """`RobertaBackbone`'s (and `XLMRobertaBackbone`'s) arguments as a RoBERTa encoder without a pooler.
 
     keras-hub numbers positions from 0 and keeps no padding rows; tfbert's RoBERTa numbers real
@@ -66,7 +68,7 @@ def read_keras_hub_roberta_config(backbone: Mapping[str, Any]) -> EncoderConfig:
     fields.update(activation="gelu", layer_norm_epsilon=KERAS_HUB_ROBERTA_EPSILON, pooler=False,
                   max_positions=fields["max_positions"] + ROBERTA_ENCODER_DEFAULTS["position_offset"],
                   **ROBERTA_ENCODER_DEFAULTS)
-    return EncoderConfig(**fields)
+    return dict(**fields)
 
 
 def write_keras_hub_roberta_config(encoder: EncoderConfig) -> dict[str, Any]:
@@ -118,7 +120,7 @@ SPEC = register(ArchitectureSpec(
     objectives=("mlm",),
     default_objectives=("mlm",),
     examples=ExampleRecipe("full_sentences"),
-    pretraining_model=build_mlm_pretraining_model,
+    pretraining_model=MLM_PRETRAINING_MODEL,
     pretraining_models=("PretrainingModel",),
     optimizer="roberta",
     export_tasks=("fill_mask",),

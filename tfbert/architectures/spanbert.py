@@ -14,12 +14,6 @@ from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe
 SPAN_INPUTS = ("span_left_positions", "span_right_positions", "span_offsets")
 
 
-def build_spanbert_pretraining_model(config, objectives: tuple[str, ...], seed: int | None, dtype: str | None):
-    from tfbert.models.spanbert import SpanBertPretrainingModel
-
-    return SpanBertPretrainingModel(config, dtype=dtype)
-
-
 SPEC = register(ArchitectureSpec(
     name="spanbert",
     summary="SpanBERT: masked spans + span boundary objective on one segment, WordPiece",
@@ -28,7 +22,7 @@ SPEC = register(ArchitectureSpec(
     objectives=("mlm", "sbo"),
     default_objectives=("mlm", "sbo"),
     examples=ExampleRecipe("full_sentences", masking_unit="span", extra_inputs=SPAN_INPUTS),
-    pretraining_model=build_spanbert_pretraining_model,
+    pretraining_model="tfbert.models.spanbert:build_spanbert_pretraining_model",
     pretraining_models=("SpanBertPretrainingModel",),
     formats={"huggingface": bert_layout(
         "bert", "bert", head_weights=bert_masked_lm_weights, reads=False, class_prefix="Bert",

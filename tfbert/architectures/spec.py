@@ -3,8 +3,10 @@
 A spec holds the facts that used to be spread over the code base as `if architecture == ...`
 branches: the config defaults and checks, the tokenizer and packing layout, the pretraining
 objectives, example recipe, optimizer recipe and model factory, the serving tasks, and, per
-checkpoint format, how config files and weight names translate. Nothing here imports TensorFlow
-or Keras: factories import model classes when they are called.
+checkpoint format, how config files and weight names translate. A spec is a leaf of the import
+graph: it imports neither `tfbert.config` nor any model, so `config` can read it. It names its
+pretraining-model factory as `"module:function"` (imported when a model is built), and its formats
+give a checkpoint's encoder config as `EncoderConfig` fields (a dict) that the converters build.
 
 Example:
     >>> from tfbert import architectures
@@ -16,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
 if TYPE_CHECKING:
@@ -26,11 +29,13 @@ PACKING_STYLES = ("bert", "roberta")
 # Where `tfbert pretrain` reads a family's examples from: documents (tfbert.data.pretraining_dataset)
 # or XLM's multilingual streams and translation pairs (tfbert.data.multilingual).
 EXAMPLE_SOURCES = ("documents", "multilingual")
+# The encoder activations tfbert implements (`tfbert.models.activations`); `EncoderConfig` checks them.
+ACTIVATIONS = ("gelu", "gelu_new", "relu", "silu", "tanh")
 
 # (tfbert variable, checkpoint tensor names, function of those arrays giving the variable's value)
 Assignment = tuple[Any, tuple[str, ...], Callable[..., Any]]
-# build_pretraining_model(config, objectives, seed, dtype) -> keras.Model
-PretrainingFactory = Callable[["ModelConfig", tuple[str, ...], "int | None", "str | None"], Any]
+# build_pretraining_model(config, objectives, seed, dtype) -> keras.Model, or its "module:function" name
+PretrainingFactory = Callable[["ModelConfig", tuple[str, ...], "int | None", "str | None"], Any] | str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,13 +70,13 @@ class ExampleRecipe:
 class CheckpointFormat(Protocol):
     """What every checkpoint format entry of a spec provides (Hugging Face, TF1, keras-hub).
 
-    `read_config` turns the format's config file (parsed JSON) into the encoder config;
-    `write_config` does the reverse; `encoder_weights(encoder, prefix, embeddings)` lists every
+    `read_config` turns the format's config file (parsed JSON) into the encoder config's fields
+    (a dict; the converters build the `EncoderConfig`); `write_config` does the reverse; `encoder_weights(encoder, prefix, embeddings)` lists every
     encoder weight with its checkpoint names; `head_weights(model)` those of the pretraining
     model's heads (None: the format holds no heads for this family).
     """
 
-    def read_config(self, data: Mapping[str, Any]) -> "EncoderConfig": ...
+    def read_config(self, data: Mapping[str, Any]) -> dict[str, Any]: ...
 
     def write_config(self, encoder: "EncoderConfig") -> dict[str, Any]: ...
 
@@ -85,8 +90,8 @@ class HuggingFaceFormat:
     Attributes:
         model_type: `config.json`'s `model_type`, written by `huggingface_config`.
         prefix: the encoder's scope in checkpoints with heads (`bert` in `bert.encoder.layer.0...`).
-        read_config / write_config: `config.json` (a mapping) to `EncoderConfig` and back;
-            `write_config` leaves out `model_type` and raises `ValueError` for what HF cannot hold.
+        read_config / write_config: `config.json` (a mapping) to `EncoderConfig` fields (a dict)
+            and an `EncoderConfig` back to `config.json`; `write_config` leaves out `model_type` and raises `ValueError` for what HF cannot hold.
         encoder_weights: `(encoder, prefix, embeddings) -> assignments` for every encoder weight
             (`embeddings=False` leaves out the embedding layer, which ELECTRA's generator borrows).
         head_weights: `(pretraining_model) -> assignments` of the heads; None when one checkpoint
@@ -115,7 +120,7 @@ class HuggingFaceFormat:
 
     model_type: str
     prefix: str
-    read_config: Callable[[Mapping[str, Any]], "EncoderConfig"]
+    read_config: Callable[[Mapping[str, Any]], dict[str, Any]]
     write_config: Callable[["EncoderConfig"], dict[str, Any]]
     encoder_weights: Callable[..., Iterable[Assignment]]
     head_weights: Callable[[Any], Iterable[Assignment]] | None = None
@@ -162,9 +167,10 @@ class ArchitectureSpec:
         examples: how `tfbert pretrain` makes examples for the default objectives.
         optimizer: the `tfbert.training.optimization` recipe of the paper.
         pretraining_model: `factory(config, objectives, seed, dtype)` building the
-            pretraining model; it imports the model class when called.
+            pretraining model, or its name `"module:function"` (the built-in families'
+            factories live beside their model classes, `tfbert.models.<family>`).
         pretraining_models: names of the Keras classes that pretrain this family; each
-            class accepts only configs whose spec lists it.
+            class accepts only configs whose spec lists it (`check_model_class`).
         export_tasks: serving tasks its pretraining model exports as (`fill_mask`);
             encoders and task models export for every family.
         formats: checkpoint formats by name (`huggingface`; `tf1`, `keras_hub`).
@@ -172,7 +178,8 @@ class ArchitectureSpec:
     Example:
         >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",
         ...                         packing_style="bert", objectives=("mlm",), default_objectives=("mlm",),
-        ...                         examples=ExampleRecipe("full_sentences"), pretraining_model=factory,
+        ...                         examples=ExampleRecipe("full_sentences"),
+        ...                         pretraining_model="tfbert.models.pretraining:build_pretraining_model",
         ...                         pretraining_models=("PretrainingModel",))
     """
 
@@ -250,7 +257,26 @@ class ArchitectureSpec:
             >>> type(model).__name__, model.pair_objective
             ('PretrainingModel', 'sop')
         """
-        return self.pretraining_model(config, self.check_objectives(objectives), seed, dtype)
+        return self.pretraining_factory()(config, self.check_objectives(objectives), seed, dtype)
+
+    def pretraining_factory(self) -> Callable[..., Any]:
+        """`pretraining_model` as a function: a `"module:function"` name is imported here."""
+        if callable(self.pretraining_model):
+            return self.pretraining_model
+        module, _, function = self.pretraining_model.partition(":")
+        return getattr(importlib.import_module(module), function)
+
+    def check_model_class(self, class_name: str) -> None:
+        """`ValueError` unless `class_name` is one of this family's pretraining models.
+
+        Example:
+            >>> architectures.get("xlm").check_model_class("PretrainingModel")
+            Traceback (most recent call last):
+            ValueError: PretrainingModel does not build architecture 'xlm'; its pretraining model is XLMPretrainingModel
+        """
+        if class_name not in self.pretraining_models:
+            raise ValueError(f"{class_name} does not build architecture {self.name!r}; its pretraining model is "
+                             f"{' or '.join(self.pretraining_models)}")
 
     def format(self, name: str):
         """The checkpoint format entry `name`; `ValueError` naming the formats the family has."""
@@ -272,14 +298,14 @@ class TF1Format:
         marker: a variable only this family's checkpoints hold (`bert/encoder/layer_0/attention/self/query/kernel`).
         prefix: the encoder's variable scope (`bert/`, `electra/`).
         config_file: the release's JSON config beside the checkpoint (`bert_config.json`).
-        read_config / write_config: that JSON (a mapping) to `EncoderConfig` and back; `write_config`
+        read_config / write_config: that JSON (a mapping) to `EncoderConfig` fields and back; `write_config`
             raises `ValueError` for what the original code cannot hold.
         encoder_weights: `(encoder, prefix, embeddings) -> assignments` in the original names.
         head_weights: `(pretraining_model) -> assignments` of everything besides the encoder: the heads
             and, for ELECTRA, the generator.
         config_from_shapes: `(variable shapes) -> config mapping` where the release may come without
             `config_file` (ELECTRA's sizes follow from its shapes); None where the file is required.
-        read_generator: `(config mapping) -> EncoderConfig` of ELECTRA's generator, or None when the
+        read_generator: `(config mapping) -> EncoderConfig fields` of ELECTRA's generator, or None when the
             checkpoint has none; None for families without one.
         lowercase: whether the release's tokenizer lower-cases; None where the folder name says
             (`uncased_L-12_H-768_A-12`) or the user must.
@@ -294,12 +320,12 @@ class TF1Format:
     marker: str
     prefix: str
     config_file: str
-    read_config: Callable[[Mapping[str, Any]], "EncoderConfig"]
+    read_config: Callable[[Mapping[str, Any]], dict[str, Any]]
     write_config: Callable[["EncoderConfig"], dict[str, Any]]
     encoder_weights: Callable[..., Iterable[Assignment]]
     head_weights: Callable[[Any], Iterable[Assignment]]
     config_from_shapes: Callable[[Mapping[str, tuple[int, ...]]], Mapping[str, Any]] | None = None
-    read_generator: Callable[[Mapping[str, Any]], "EncoderConfig | None"] | None = None
+    read_generator: Callable[[Mapping[str, Any]], "dict[str, Any] | None"] | None = None
     lowercase: bool | None = None
     head_scopes: tuple[str, ...] = ("cls/",)
 
@@ -313,7 +339,7 @@ class KerasHubFormat:
 
     Attributes:
         backbone_class: the `class_name` in the preset's `config.json` (`BertBackbone`).
-        read_config / write_config: the backbone's constructor arguments to `EncoderConfig` and back;
+        read_config / write_config: the backbone's constructor arguments to `EncoderConfig` fields and back;
             both raise `ValueError` for what the other side cannot hold.
         encoder_weights: `(encoder, prefix, embeddings) -> assignments` in keras-hub variable paths.
         tokenizer_ids_match: whether tfbert's tokenizer of the family's kind, made from the preset's
@@ -325,7 +351,7 @@ class KerasHubFormat:
     """
 
     backbone_class: str
-    read_config: Callable[[Mapping[str, Any]], "EncoderConfig"]
+    read_config: Callable[[Mapping[str, Any]], dict[str, Any]]
     write_config: Callable[["EncoderConfig"], dict[str, Any]]
     encoder_weights: Callable[..., Iterable[Assignment]]
     tokenizer_ids_match: bool = True

@@ -6,24 +6,17 @@ per language); a `clm:` run trains the causal objective, the others MLM.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.registry import register
 from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
-from tfbert.config import EncoderConfig
 from tfbert.convert import weights
 
-
-def build_xlm_pretraining_model(config, objectives: tuple[str, ...], seed: int | None, dtype: str | None):
-    """`XLMPretrainingModel` with its one objective, `mlm` (MLM and TLM batches) or `clm`."""
-    from tfbert.models.xlm import XLMPretrainingModel
-
-    if len(objectives) != 1:
-        raise ValueError(f"an XLM model trains one objective, mlm or clm; got {', '.join(objectives)}")
-    return XLMPretrainingModel(config, objective=objectives[0], dtype=dtype)
+if TYPE_CHECKING:
+    from tfbert.config import EncoderConfig
 
 
-def read_xlm_config(hf: Mapping[str, Any]) -> EncoderConfig:
+def read_xlm_config(hf: Mapping[str, Any]) -> dict[str, Any]:
     """XLM's `config.json` names its fields differently (`emb_dim`, `n_layers`, `n_langs`, ...)."""
     if hf.get("asm", False):
         raise ValueError("XLM checkpoints with an adaptive softmax (asm: true) are not supported")
@@ -31,7 +24,7 @@ def read_xlm_config(hf: Mapping[str, Any]) -> EncoderConfig:
         raise ValueError("XLM decoders (is_encoder: false) are not supported")
     languages = hf.get("n_langs", 1)
     width = hf.get("emb_dim", 2048)
-    return EncoderConfig(
+    return dict(
         vocab_size=hf.get("vocab_size", hf.get("n_words", 30145)),
         hidden_size=width,
         num_layers=hf.get("n_layers", 12),
@@ -109,7 +102,7 @@ SPEC = register(ArchitectureSpec(
     default_objectives=("mlm",),
     objective_sets={"mlm": ("mlm",), "tlm": ("mlm",), "clm": ("clm",)},
     examples=ExampleRecipe("xlm", source="multilingual"),
-    pretraining_model=build_xlm_pretraining_model,
+    pretraining_model="tfbert.models.xlm:build_xlm_pretraining_model",
     pretraining_models=("XLMPretrainingModel",),
     formats={"huggingface": HuggingFaceFormat(
         model_type="xlm",

@@ -11,18 +11,12 @@ from tfbert.architectures import roberta
 from tfbert.architectures.registry import register
 
 
-def build_xlmr_pretraining_model(config, objectives: tuple[str, ...], seed: int | None, dtype: str | None):
-    from tfbert.models.xlmr import XLMRobertaPretrainingModel
-
-    return XLMRobertaPretrainingModel(config, objectives=objectives, dtype=dtype)
-
-
 SPEC = register(dataclasses.replace(
     roberta.SPEC,
     name="xlmr",
     summary="XLM-R: RoBERTa's recipe with a multilingual SentencePiece vocabulary",
     tokenizer="sentencepiece",
-    pretraining_model=build_xlmr_pretraining_model,
+    pretraining_model="tfbert.models.xlmr:build_xlmr_pretraining_model",
     pretraining_models=("XLMRobertaPretrainingModel",),
     formats={"huggingface": roberta.roberta_format("xlm-roberta", "XLMRoberta"),
              # keras-hub's XLMRobertaTokenizer shifts SentencePiece ids by one, as fairseq did.

@@ -34,7 +34,7 @@ from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec, HuggingFaceFormat, electra
 from tfbert.architectures.spec import Assignment
 from tfbert.convert import weights
-from tfbert.config import ModelConfig
+from tfbert.config import EncoderConfig, ModelConfig
 from tfbert.models.electra import ElectraPretrainingModel
 from tfbert.models.encoder import Encoder
 
@@ -57,7 +57,7 @@ def config_from_huggingface(hf_config: Mapping[str, Any]) -> ModelConfig:
     spec = architectures.with_format(FORMAT, model_type)
     return ModelConfig(
         architecture=spec.name,
-        encoder=spec.format(FORMAT).read_config(hf_config),
+        encoder=EncoderConfig(**spec.format(FORMAT).read_config(hf_config)),
         description=f"converted from Hugging Face {hf_config.get('_name_or_path') or model_type}",
     )
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
-from tfbert.config import ModelConfig
+from tfbert.config import EncoderConfig, ModelConfig
 from tfbert.convert import weights
 from tfbert.models.encoder import Encoder
 
@@ -116,7 +116,7 @@ def read_preset(folder: str | Path) -> KerasHubPreset:
     backbone_class = str(data.get("class_name"))
     spec = family_of(backbone_class)
     try:
-        encoder = spec.format(FORMAT).read_config(data["config"])
+        encoder = EncoderConfig(**spec.format(FORMAT).read_config(data["config"]))
         config = ModelConfig(architecture=spec.name, encoder=encoder,
                              description=f"converted from the keras-hub {backbone_class} preset {folder}")
     except KeyError as error:

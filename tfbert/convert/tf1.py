@@ -30,7 +30,7 @@ import numpy as np
 
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
-from tfbert.config import ModelConfig
+from tfbert.config import EncoderConfig, ModelConfig
 from tfbert.convert import weights
 from tfbert.models.encoder import Encoder
 
@@ -209,8 +209,8 @@ def read_release(folder: str | Path) -> TF1Release:
     try:
         config = ModelConfig(
             architecture=spec.name,
-            encoder=entry.read_config(data),
-            generator=entry.read_generator(data) if entry.read_generator else None,
+            encoder=EncoderConfig(**entry.read_config(data)),
+            generator=_generator_config(entry, data),
             description=f"converted from the TF1 checkpoint {tensors.prefix}",
         )
     except KeyError as error:
@@ -218,6 +218,12 @@ def read_release(folder: str | Path) -> TF1Release:
     except (TypeError, ValueError) as error:
         raise ValueError(f"{source}: {error}") from None
     return TF1Release(folder, tensors, spec, config, source)
+
+
+def _generator_config(entry, data: Mapping[str, Any]) -> EncoderConfig | None:
+    """The generator's `EncoderConfig` of a release that has one (ELECTRA's), else None."""
+    fields = entry.read_generator(data) if entry.read_generator else None
+    return None if fields is None else EncoderConfig(**fields)
 
 
 def _config_data(folder: Path, tensors: CheckpointTensors, spec: ArchitectureSpec) -> tuple[Mapping[str, Any], str]:

@@ -17,6 +17,7 @@ from tfbert.config import ModelConfig
 from tfbert.models.electra import ElectraPretrainingModel
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder, text_embeddings
+from tfbert.models.pretraining import PretrainingModel
 
 
 class DisentangledTokenEmbedding(TokenEmbedding):
@@ -75,3 +76,12 @@ class DebertaRTDModel(ElectraPretrainingModel):
         encoder.token_embedding.embeddings.assign(
             ops.convert_to_numpy(self.discriminator.token_embedding.table()))
         return encoder
+
+
+def build_deberta_pretraining_model(config: ModelConfig, objectives: tuple[str, ...], seed: int | None,
+                                    dtype: str | None) -> keras.Model:
+    """DeBERTa's factory (`ArchitectureSpec.pretraining_model`): RTD with gradient-disentangled embedding
+    sharing when `rtd` is asked for, else a masked LM."""
+    if "rtd" in objectives:
+        return DebertaRTDModel(config, seed=seed, dtype=dtype)
+    return PretrainingModel(config, objectives=objectives, dtype=dtype)

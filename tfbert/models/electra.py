@@ -16,7 +16,6 @@ from typing import Any, Mapping
 import keras
 from keras import ops
 
-from tfbert import architectures
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
 from tfbert.models.encoder import Encoder
@@ -159,7 +158,7 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         **kwargs,
     ):
         config = as_model_config(config)
-        architectures.for_model_class(config.architecture, type(self).__name__)
+        config.spec.check_model_class(type(self).__name__)
         if config.generator is None:
             raise ValueError(
                 "ElectraPretrainingModel needs config.generator; tfbert.config.scaled_generator(config.encoder, 0.25) "
@@ -247,3 +246,9 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         self._ratios["rtd_precision"].update_state(true_replaced, count(predicted))
         self._ratios["rtd_recall"].update_state(true_replaced, count(labels * real))
         return super().compute_metrics(x, y, y_pred, sample_weight)
+
+
+def build_electra_pretraining_model(config: ModelConfig, objectives: tuple[str, ...], seed: int | None,
+                                    dtype: str | None) -> ElectraPretrainingModel:
+    """ELECTRA's factory (`ArchitectureSpec.pretraining_model`): the generator's MLM and the discriminator's RTD."""
+    return ElectraPretrainingModel(config, seed=seed, dtype=dtype)

@@ -7,7 +7,6 @@ from typing import Any, Iterable, Mapping
 import keras
 from keras import ops
 
-from tfbert import architectures
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.encoder import Encoder
 from tfbert.models.heads import MaskedLMHead, SentencePairHead
@@ -45,7 +44,8 @@ class PretrainingModel(WeightedObjectives, keras.Model):
 
     def __init__(self, config: ModelConfig | Mapping[str, Any], objectives: Iterable[str] | None = None, **kwargs):
         config = as_model_config(config)
-        spec = architectures.for_model_class(config.architecture, type(self).__name__)
+        spec = config.spec
+        spec.check_model_class(type(self).__name__)
         objectives = spec.check_objectives(objectives)
         pairs = [objective for objective in objectives if objective != "mlm"]
         if "mlm" not in objectives or len(pairs) > 1 or not set(pairs) <= set(PAIR_HEAD_DROPOUT):
@@ -95,3 +95,10 @@ class PretrainingModel(WeightedObjectives, keras.Model):
             )
             terms[self.pair_objective] = (pair_loss, pair_hits, ops.ones_like(pair_loss))
         return terms
+
+
+def build_pretraining_model(config: ModelConfig, objectives: tuple[str, ...], seed: int | None,
+                            dtype: str | None) -> PretrainingModel:
+    """`PretrainingModel`: MLM plus, when asked, one sentence-pair objective (NSP or SOP); BERT's, ALBERT's,
+    RoBERTa's factory (`ArchitectureSpec.pretraining_model`)."""
+    return PretrainingModel(config, objectives=objectives, dtype=dtype)

@@ -18,8 +18,6 @@ from typing import Any, Mapping
 import keras
 from keras import ops
 
-from tfbert import architectures
-from tfbert.architectures.spanbert import SPAN_INPUTS
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
 from tfbert.models.embeddings import TokenEmbedding
@@ -113,12 +111,13 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
 
     def __init__(self, config: ModelConfig | Mapping[str, Any], span_positions: int = SPAN_POSITIONS, **kwargs):
         config = as_model_config(config)
-        architectures.for_model_class(config.architecture, type(self).__name__)
+        spec = config.spec
+        spec.check_model_class(type(self).__name__)
         policy = kwargs.pop("dtype", None)
         encoder_config = config.encoder
         encoder = Encoder(encoder_config, dtype=policy, name="encoder")
         inputs = dict(encoder.input)
-        for name in ("masked_positions",) + SPAN_INPUTS:
+        for name in ("masked_positions",) + spec.examples.extra_inputs:
             inputs[name] = keras.Input(shape=(None,), dtype="int32", name=name)
         # The encoder's last layer runs only at the masked positions and the span boundaries: the
         # heads read nothing else. Rows [0, P) of `selected` are the masked positions, [P, 2P) the
@@ -161,3 +160,9 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
             objective: (*sparse_cross_entropy(y["masked_ids"], y_pred[f"{objective}_logits"]), weights)
             for objective in ("mlm", "sbo")
         }
+
+
+def build_spanbert_pretraining_model(config: ModelConfig, objectives: tuple[str, ...], seed: int | None,
+                                     dtype: str | None) -> SpanBertPretrainingModel:
+    """SpanBERT's factory (`ArchitectureSpec.pretraining_model`): MLM + SBO."""
+    return SpanBertPretrainingModel(config, dtype=dtype)

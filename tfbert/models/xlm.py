@@ -19,7 +19,6 @@ from typing import Any, Mapping
 import keras
 from keras import ops
 
-from tfbert import architectures
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.heads import TiedDecoder
 from tfbert.models.encoder import Encoder
@@ -91,7 +90,7 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
 
     def __init__(self, config: ModelConfig | Mapping[str, Any], objective: str = "mlm", **kwargs):
         config = as_model_config(config)
-        architectures.for_model_class(config.architecture, type(self).__name__)
+        config.spec.check_model_class(type(self).__name__)
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown XLM objective {objective!r}; allowed: {', '.join(OBJECTIVES)} (TLM batches use 'mlm')")
         if config.encoder.embedding_size != config.encoder.hidden_size:
@@ -125,3 +124,11 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
         targets = ops.cast(x["token_ids"], "int32")[:, 1:]
         weights = ops.cast(x["padding_mask"], "float32")[:, 1:]
         return {"clm": (*sparse_cross_entropy(targets, y_pred["lm_logits"][:, :-1]), weights)}
+
+
+def build_xlm_pretraining_model(config: ModelConfig, objectives: tuple[str, ...], seed: int | None,
+                                dtype: str | None) -> XLMPretrainingModel:
+    """XLM's factory (`ArchitectureSpec.pretraining_model`): its one objective, `mlm` (MLM and TLM batches) or `clm`."""
+    if len(objectives) != 1:
+        raise ValueError(f"an XLM model trains one objective, mlm or clm; got {', '.join(objectives)}")
+    return XLMPretrainingModel(config, objective=objectives[0], dtype=dtype)

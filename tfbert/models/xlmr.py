@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keras
 
+from tfbert.config import ModelConfig
 from tfbert.models.pretraining import PretrainingModel
 
 
@@ -20,3 +21,9 @@ class XLMRobertaPretrainingModel(PretrainingModel):
         >>> model.compile(optimizer="adamw")
         >>> model.fit(dataset)
     """
+
+
+def build_xlmr_pretraining_model(config: ModelConfig, objectives: tuple[str, ...], seed: int | None,
+                                 dtype: str | None) -> XLMRobertaPretrainingModel:
+    """XLM-R's factory (`ArchitectureSpec.pretraining_model`): RoBERTa's masked LM as `XLMRobertaPretrainingModel`."""
+    return XLMRobertaPretrainingModel(config, objectives=objectives, dtype=dtype)

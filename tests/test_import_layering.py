@@ -1,0 +1,102 @@
+"""tfbert's import graph, read statically from the source: no cycles, and the documented layers.
+
+`config` reads the architecture registry; the architecture specs import no config, no model and no
+TensorFlow or Keras; models import Keras, `tfbert.config`, `tfbert.architectures` and each other only.
+Imports under `if TYPE_CHECKING:` are left out (they never run); imports inside functions count.
+"""
+
+import ast
+import graphlib
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "tfbert"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def is_type_checking(node: ast.stmt) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and getattr(test, "id", getattr(test, "attr", None)) == "TYPE_CHECKING"
+
+
+def import_statements(tree: ast.AST):
+    """Every `import` / `from ... import` in `tree`, at any depth, except the `if TYPE_CHECKING:` bodies."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif is_type_checking(node):
+            for other in node.orelse:
+                yield from import_statements(ast.Module(body=[other], type_ignores=[]))
+        else:
+            yield from import_statements(node)
+
+
+def imported_names(name: str, path: Path) -> set[str]:
+    """The modules `name` imports: `from package import module` names the module, else the package."""
+    found = set()
+    for node in import_statements(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+            continue
+        base = node.module or ""
+        if node.level:
+            package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+            base = ".".join(package[:len(package) - node.level + 1] + ([base] if base else []))
+        for alias in node.names:
+            found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base)
+    return found - {name}
+
+
+IMPORTS = {name: imported_names(name, path) for name, path in MODULES.items()}
+
+
+def tfbert_imports(name: str) -> set[str]:
+    return {other for other in IMPORTS[name] if other in MODULES}
+
+
+def in_layer(name: str, layer: str) -> bool:
+    return name == layer or name.startswith(layer + ".")
+
+
+def test_the_import_graph_has_no_cycle():
+    graph = {name: tfbert_imports(name) for name in MODULES}
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as error:
+        pytest.fail(f"import cycle: {' -> '.join(reversed(error.args[1]))}")
+
+
+def test_a_cycle_is_found_when_there_is_one():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}}
+    with pytest.raises(graphlib.CycleError):
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+
+
+@pytest.mark.parametrize("name", sorted(name for name in MODULES
+                                        if name == "tfbert.config" or in_layer(name, "tfbert.architectures")))
+def test_config_and_architectures_import_no_tensorflow_keras_or_models(name):
+    forbidden = [other for other in IMPORTS[name]
+                 if other.split(".")[0] in ("tensorflow", "keras", "tf_keras") or in_layer(other, "tfbert.models")]
+    assert not forbidden, f"{name} imports {forbidden}"
+
+
+def test_architectures_import_no_config():
+    offending = {name: sorted(other for other in tfbert_imports(name) if other == "tfbert.config")
+                 for name in MODULES if in_layer(name, "tfbert.architectures")}
+    assert not {name: found for name, found in offending.items() if found}
+
+
+@pytest.mark.parametrize("name", sorted(name for name in MODULES if in_layer(name, "tfbert.models")))
+def test_models_import_only_keras_config_and_architectures(name):
+    allowed = ("tfbert.models", "tfbert.config", "tfbert.architectures")
+    offending = [other for other in tfbert_imports(name) if not any(in_layer(other, layer) for layer in allowed)]
+    offending += [other for other in IMPORTS[name] if other.split(".")[0] in ("tensorflow", "tf_keras")]
+    assert not offending, f"{name} imports {offending}"

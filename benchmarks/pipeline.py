@@ -3,7 +3,7 @@
 Both pipelines read the same real paragraphs (Wikipedia sample, Lee news documents, Botchan),
 tokenize with the MiniLM uncased WordPiece vocabulary, pack to 128 tokens (`[CLS] text [SEP]`),
 mask 15% (80/10/10, at most 20 predictions) and batch, all inside `tf.data` with the same
-options. The measuring code is `tfbert.benchmarking.pipeline` (`tfbert benchmark pipeline`
+options. The measuring code is `benchmarks.lab.pipeline` (`tfbert benchmark pipeline`
 runs it too and records the result).
 
     python benchmarks/pipeline.py [--batch-size 256] [--seconds 20]
@@ -11,19 +11,21 @@ runs it too and records the result).
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
 # shadow the standard library's `tokenize` module (which inspect and linecache import); drop it.
 if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
     sys.path.pop(0)
+# The checkout, where `benchmarks.lab` (the measuring code) lives.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse  # noqa: E402
-import os  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from tfbert.benchmarking import pipeline  # noqa: E402
+from benchmarks.lab import pipeline  # noqa: E402
 
 
 def main() -> None:

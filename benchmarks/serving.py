@@ -10,27 +10,29 @@ Both sides compute all-MiniLM-L6-v2 sentence embeddings (mean pooling) with the 
 Batch 1 gives p50 / p99 latency over `--requests` calls; batch 64 gives sentences per second over
 `--seconds`. Texts are Botchan lines (the test assets).
 
-The measuring code is `tfbert.benchmarking.serving` (`tfbert benchmark serve` runs it too).
+The measuring code is `benchmarks.lab.serving` (`tfbert benchmark serve` runs it too).
 
     python benchmarks/serving.py [--requests 200] [--seconds 15]
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
 # shadow the standard library's `tokenize` module; drop it.
 if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
     sys.path.pop(0)
+# The checkout, where `benchmarks.lab` (the measuring code) lives.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse  # noqa: E402
-import os  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from tfbert.benchmarking import serving  # noqa: E402
-from tfbert.benchmarking.serving import latency, throughput  # noqa: E402,F401  (embedding_serving.py imports them from here)
+from benchmarks.lab import serving  # noqa: E402
+from benchmarks.lab.serving import latency, throughput  # noqa: E402,F401  (embedding_serving.py imports them from here)
 
 
 def main() -> None:

@@ -15,26 +15,28 @@ Beside MB/s (wall clock) each row gives MB per CPU-second of this process (stead
 machine; Python peers with threads use more than one core). `--latency N` adds a table of
 batch-1 latency: N single strings (every k-th corpus line), each a batch of one, contenders
 taking turns string by string; median and p99 in milliseconds. The measuring code (the
-contenders, the timing) is `tfbert.benchmarking.tokenization`; `tfbert benchmark tokenize` runs it
+contenders, the timing) is `benchmarks.lab.tokenization`; `tfbert benchmark tokenize` runs it
 too and records the result. `--shards` measures instead tfbert's tokenizers with each batch cut
 into that many shards (`Tokenizer.shards`, run side by side on the cores), alternating in one process.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Run as a script, this file's folder comes first on sys.path, and its name would shadow the
 # standard library's `tokenize` module (which linecache imports); drop that entry first.
 if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
     sys.path.pop(0)
+# The checkout, where `benchmarks.lab` (the measuring code) lives.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse  # noqa: E402
-import os  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from tfbert.benchmarking import tokenization  # noqa: E402
+from benchmarks.lab import tokenization  # noqa: E402
 
 
 def main() -> None:

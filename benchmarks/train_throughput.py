@@ -16,25 +16,27 @@ per second (median of the timed steps), tfbert's ratios, and each framework's
 share of this machine's matmul peak: the step's matmul FLOPs (counted from the
 config: forward, times 3 for the backward pass) per second, over the FLOP/s of
 one large XLA-compiled float32 matmul measured in the same run. The measuring code is
-`tfbert.benchmarking.training` (`tfbert benchmark train` runs it too and records the result).
+`benchmarks.lab.training` (`tfbert benchmark train` runs it too and records the result).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
 # shadow the standard library's `tokenize` module (which inspect and linecache import); drop it.
 if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
     sys.path.pop(0)
+# The checkout, where `benchmarks.lab` (the measuring code) lives.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse  # noqa: E402
-import os  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from tfbert.benchmarking import training  # noqa: E402
-from tfbert.benchmarking.training import keras_hub_step  # noqa: E402,F401  (precision.py imports it from here)
+from benchmarks.lab import training  # noqa: E402
+from benchmarks.lab.training import keras_hub_step  # noqa: E402,F401  (precision.py imports it from here)
 
 
 def main() -> None:

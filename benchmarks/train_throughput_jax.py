@@ -13,25 +13,27 @@ matmuls) or `float32`. Prints sequences per second (median of the timed steps; t
 back every step, so each step is finished before the next is timed) and the share of the
 measured matmul peak: the step's matmul FLOPs counted from the config (`matmul_flops`, forward
 x 3) per second, over the FLOP/s of the best of 20 runs of one XLA-compiled square matmul in
-the compute precision (`--peak-size`). The measuring code is `tfbert.benchmarking.training_jax`
+the compute precision (`--peak-size`). The measuring code is `benchmarks.lab.training_jax`
 (`tfbert benchmark train` runs it too where JAX is installed).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
 # shadow the standard library's `tokenize` module (which inspect and linecache import); drop it.
 if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
     sys.path.pop(0)
+# The checkout, where `benchmarks.lab` (the measuring code) lives.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse  # noqa: E402
-import os  # noqa: E402
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
-from tfbert.benchmarking.training_jax import POLICIES, measure  # noqa: E402
+from benchmarks.lab.training_jax import POLICIES, measure  # noqa: E402
 
 
 def main() -> None:

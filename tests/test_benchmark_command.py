@@ -57,8 +57,18 @@ def test_results_in_a_missing_folder_is_refused_before_measuring(tmp_path, capsy
     assert "pass --results PATH or --no-record" in capsys.readouterr().err
 
 
+def test_outside_a_checkout_the_missing_lab_is_named_with_what_to_do(tmp_path, monkeypatch, capsys):
+    from tfbert.commands import benchmark
+
+    monkeypatch.setattr(benchmark, "checkout", lambda: tmp_path)
+
+    assert main(["benchmark", "tokenize", "--quick", "--no-record"]) == 2
+    error = capsys.readouterr().err
+    assert "the benchmark lab is not installed with tfbert" in error and "pip install -e '.[bench]'" in error
+
+
 def test_shard_table_gives_a_row_per_shard_count_with_its_speed_over_one_shard():
-    from tfbert.benchmarking.tokenization import WORDPIECE, corpus, measure_shards
+    from benchmarks.lab.tokenization import WORDPIECE, corpus, measure_shards
 
     table = measure_shards(corpus()[:128], batch_sizes=[64], repeats=1, shard_counts=[1, 2], only="WordPiece")
     assert [row[:3] for row in table.rows] == [[WORDPIECE, "64", "1"], [WORDPIECE, "64", "2"]]

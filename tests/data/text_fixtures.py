@@ -12,7 +12,7 @@ from pathlib import Path
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from tfbert.benchmarking.assets import botchan_lines, wikipedia_articles  # noqa: F401  (the tests import them from here)
+from benchmarks.lab.assets import botchan_lines, wikipedia_articles  # noqa: F401  (the tests import them from here)
 
 
 class UncasedWordPiece:

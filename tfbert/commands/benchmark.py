@@ -1,5 +1,9 @@
 """`tfbert benchmark`: runs the benchmark tables beside the peer libraries installed here, prints them and
-appends a dated, machine-labelled section to RESULTS.md."""
+appends a dated, machine-labelled section to RESULTS.md.
+
+The measuring code (`benchmarks/lab`) is not part of the installed package: it imports torch, keras-hub
+and transformers. The command finds it in the checkout tfbert runs from (an editable install).
+"""
 
 from __future__ import annotations
 
@@ -14,11 +18,27 @@ from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 TABLE_NAMES = ("tokenize", "pipeline", "train", "serve")
 
 
-def checkout_results() -> Path:
-    """`benchmarks/RESULTS.md` of the checkout tfbert runs from (an editable install)."""
+def checkout() -> Path:
+    """The folder holding the `tfbert` package tfbert runs from: the checkout, for an editable install."""
     import tfbert
 
-    return Path(tfbert.__file__).resolve().parents[1] / "benchmarks" / "RESULTS.md"
+    return Path(tfbert.__file__).resolve().parents[1]
+
+
+def checkout_results() -> Path:
+    """`benchmarks/RESULTS.md` of the checkout tfbert runs from (an editable install)."""
+    return checkout() / "benchmarks" / "RESULTS.md"
+
+
+def import_lab() -> None:
+    """Puts the checkout on `sys.path` so that `benchmarks.lab` imports; `CommandError` when there is none."""
+    root = checkout()
+    if not (root / "benchmarks" / "lab" / "__init__.py").is_file():
+        raise CommandError(f"the benchmark lab is not installed with tfbert (no benchmarks/lab beside {root / 'tfbert'}); "
+                           "run it from a checkout: git clone the tfbert repository, pip install -e '.[bench]' "
+                           "there, and run tfbert benchmark again")
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
 
 
 def results_path(args: argparse.Namespace) -> Path | None:
@@ -49,12 +69,13 @@ def command_line(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> None:
     """Runs the chosen tables, prints the section and appends it to the results file."""
+    import_lab()
     path = results_path(args)
     import_tensorflow_quietly()
-    from tfbert.benchmarking.assets import MissingAssetError
-    from tfbert.benchmarking.machine import MachineLabel
-    from tfbert.benchmarking.report import append_section, section
-    from tfbert.benchmarking.suite import TABLES
+    from benchmarks.lab.assets import MissingAssetError
+    from benchmarks.lab.machine import MachineLabel
+    from benchmarks.lab.report import append_section, section
+    from benchmarks.lab.suite import TABLES
 
     label = MachineLabel.now(command_line(args))
     names = list(TABLES) if args.table == "all" else [args.table]

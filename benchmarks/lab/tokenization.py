@@ -24,10 +24,10 @@ import os
 import statistics
 from typing import Callable
 
-from tfbert.benchmarking import peers
-from tfbert.benchmarking.assets import asset, wikipedia_text_lines
-from tfbert.benchmarking.report import Table
-from tfbert.benchmarking.timing import alternate, seconds, wall_and_cpu
+from benchmarks.lab import peers
+from benchmarks.lab.assets import asset, wikipedia_text_lines
+from benchmarks.lab.report import Table
+from benchmarks.lab.timing import alternate, seconds, wall_and_cpu
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 WORDPIECE = "WordPiece (MiniLM, uncased)"

@@ -15,10 +15,10 @@ import os
 import time
 from pathlib import Path
 
-from tfbert.benchmarking import peers
-from tfbert.benchmarking.assets import asset, botchan_lines, wikipedia_articles
-from tfbert.benchmarking.report import Table
-from tfbert.benchmarking.timing import measure_alternately
+from benchmarks.lab import peers
+from benchmarks.lab.assets import asset, botchan_lines, wikipedia_articles
+from benchmarks.lab.report import Table
+from benchmarks.lab.timing import measure_alternately
 
 SEQUENCE_LENGTH = 128
 MAX_PREDICTIONS = 20

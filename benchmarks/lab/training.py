@@ -4,7 +4,7 @@ Every framework trains the same configuration on the same random batches of leng
 masked positions, with Adam, dropout as configured, float32. Keras models compile their train
 step with XLA (`jit_compile=True`), PyTorch runs eagerly. tfbert also trains its NSP/SOP head;
 keras-hub's `*MaskedLM` and Hugging Face's `*ForMaskedLM` train MLM only. Each measurement runs
-in its own process (`python -m tfbert.benchmarking.training --measure FRAMEWORK ...`), so no
+in its own process (`python -m benchmarks.lab.training --measure FRAMEWORK ...`), so no
 thread pool of another framework competes with it; the frameworks take turns. The table gives
 sequences per second (median of the timed steps), tfbert's ratios, and each framework's share of
 this machine's matmul peak (the step's matmul FLOPs per second over the FLOP/s of one large
@@ -22,10 +22,10 @@ import platform
 import subprocess
 import sys
 
-from tfbert.benchmarking import peers
-from tfbert.benchmarking.report import Table
-from tfbert.benchmarking.throughput import LENGTH, PREDICTIONS, make_batch, matmul_flops, tfbert_step
-from tfbert.benchmarking.timing import seconds, time_steps
+from benchmarks.lab import CHECKOUT, peers
+from benchmarks.lab.report import Table
+from benchmarks.lab.throughput import LENGTH, PREDICTIONS, make_batch, matmul_flops, tfbert_step
+from benchmarks.lab.timing import seconds, time_steps
 
 # framework -> (column name, the peers it needs)
 FRAMEWORKS = {"tfbert": ("tfbert", ()), "keras-hub": ("keras-hub", ("keras-hub",)),
@@ -107,9 +107,9 @@ STEPS = {"tfbert": tfbert_step, "keras-hub": keras_hub_step, "hf": huggingface_s
 
 def measure_in_subprocess(framework: str, config_name: str, batch_size: int, steps: int, warmup: int) -> float:
     """Sequences per second of `framework` on `config_name`, measured in a fresh process."""
-    command = [sys.executable, "-m", "tfbert.benchmarking.training", "--measure", framework, "--configs", config_name,
+    command = [sys.executable, "-m", "benchmarks.lab.training", "--measure", framework, "--configs", config_name,
                "--batch-size", str(batch_size), "--steps", str(steps), "--warmup", str(warmup)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=CHECKOUT)
     if result.returncode != 0:
         raise RuntimeError(f"{framework} on {config_name} failed:\n{result.stderr[-3000:]}")
     return float(result.stdout.strip().splitlines()[-1])

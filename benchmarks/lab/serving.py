@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from tfbert.benchmarking import peers
-from tfbert.benchmarking.assets import asset
-from tfbert.benchmarking.report import Table
-from tfbert.benchmarking.timing import measure_alternately
+from benchmarks.lab import peers
+from benchmarks.lab.assets import asset
+from benchmarks.lab.report import Table
+from benchmarks.lab.timing import measure_alternately
 
 SEQUENCE_LENGTH = 128
 PYTHON_STACK_PEERS = ("tokenizers", "torch", "transformers")

@@ -14,7 +14,7 @@ import platform
 import time
 from pathlib import Path
 
-from tfbert.benchmarking import peers
+from benchmarks.lab import peers
 
 def cpu_model(cpuinfo: str | Path = "/proc/cpuinfo") -> str:
     """The CPU's model name (`/proc/cpuinfo`), or what `platform` knows where there is none."""

@@ -23,7 +23,8 @@ import subprocess
 import sys
 import time
 
-from tfbert.benchmarking.report import Table
+from benchmarks.lab import CHECKOUT
+from benchmarks.lab.report import Table
 
 POLICIES = {"bfloat16": "mixed_bfloat16", "float32": "float32"}
 
@@ -33,7 +34,7 @@ def measured_matmul_peak(size: int, dtype: str) -> float:
     import jax
     import jax.numpy as jnp
 
-    from tfbert.benchmarking.timing import seconds
+    from benchmarks.lab.timing import seconds
 
     keys = jax.random.split(jax.random.PRNGKey(0))
     a, b = (jax.random.normal(key, (size, size), dtype=dtype) for key in keys)
@@ -48,8 +49,8 @@ def measure(configs: list[str], batch_size: int, precision: str, steps: int, war
     import jax
     import keras
 
-    from tfbert.benchmarking.throughput import LENGTH, PREDICTIONS, make_batch, matmul_flops, tfbert_step
-    from tfbert.benchmarking.timing import time_steps
+    from benchmarks.lab.throughput import LENGTH, PREDICTIONS, make_batch, matmul_flops, tfbert_step
+    from benchmarks.lab.timing import time_steps
     from tfbert.config import load_config
 
     if keras.backend.backend() != "jax":
@@ -75,10 +76,10 @@ def measure(configs: list[str], batch_size: int, precision: str, steps: int, war
 def measure_in_subprocess(configs: list[str], batch_size: int, precision: str, steps: int, warmup: int,
                           peak_size: int) -> Table:
     """`measure` in a fresh process with `KERAS_BACKEND=jax` (this one's Keras backend is fixed at import)."""
-    command = [sys.executable, "-m", "tfbert.benchmarking.training_jax", "--configs", *configs,
+    command = [sys.executable, "-m", "benchmarks.lab.training_jax", "--configs", *configs,
                "--batch-size", str(batch_size), "--precision", precision, "--steps", str(steps),
                "--warmup", str(warmup), "--peak-size", str(peak_size)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False,
+    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=CHECKOUT,
                             env={**os.environ, "KERAS_BACKEND": "jax"})
     if result.returncode != 0:
         raise RuntimeError(f"the JAX training table failed:\n{result.stderr[-3000:]}")

@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import Sequence
 
-from tfbert.benchmarking.machine import MachineLabel
+from benchmarks.lab.machine import MachineLabel
 
 
 @dataclasses.dataclass

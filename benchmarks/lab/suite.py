@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tfbert.benchmarking import peers, pipeline, serving, tokenization, training, training_jax
-from tfbert.benchmarking.report import Table
+from benchmarks.lab import peers, pipeline, serving, tokenization, training, training_jax
+from benchmarks.lab.report import Table
 
 
 def tokenize(quick: bool, only: str = "") -> list[Table]:

@@ -119,20 +119,6 @@ def _assert_close_on_tokens(ours, theirs, mask):
     np.testing.assert_allclose(np.asarray(ours)[keep], np.asarray(theirs)[keep], atol=TOLERANCE, rtol=0)
 
 
-@pytest.mark.parametrize("architecture", ["bert", "albert", "roberta", "xlmr", "electra", "spanbert", "xlm"])
-def test_a_tfbert_encoder_loads_in_automodel_with_its_outputs(tmp_path, architecture):
-    encoder = Encoder(_encoder_config(architecture), name="encoder")
-    ids, mask, segments = _batch()
-    ours = encoder(_tfbert_inputs(encoder, ids, mask, segments), training=False)
-    write_huggingface(encoder, tmp_path / "hf", architecture)
-
-    reference, info = transformers.AutoModel.from_pretrained(tmp_path / "hf", output_loading_info=True)
-    assert not info["missing_keys"] and not info["unexpected_keys"]
-    with torch.no_grad():
-        theirs = reference.eval()(**_hf_inputs(architecture, ids, mask, segments))
-    _assert_close_on_tokens(ours["sequence_output"], theirs.last_hidden_state.numpy(), mask)
-
-
 @pytest.mark.parametrize("architecture", ["bert", "albert", "roberta", "xlmr"])
 def test_a_classifier_loads_as_sequence_classification_with_its_logits_and_labels(tmp_path, architecture):
     from tfbert.tasks.models.classification import SequenceClassifier

@@ -71,9 +71,10 @@ class CheckpointFormat(Protocol):
     """What every checkpoint format entry of a spec provides (Hugging Face, TF1, keras-hub).
 
     `read_config` turns the format's config file (parsed JSON) into the encoder config's fields
-    (a dict; the converters build the `EncoderConfig`); `write_config` does the reverse; `encoder_weights(encoder, prefix, embeddings)` lists every
-    encoder weight with its checkpoint names; `head_weights(model)` those of the pretraining
-    model's heads (None: the format holds no heads for this family).
+    (a dict; the converters build the `EncoderConfig`); `write_config` does the reverse;
+    `encoder_weights(encoder, prefix, embeddings)` lists every encoder weight with its checkpoint
+    names; `head_weights(model)` those of the pretraining model's heads (None: the format holds no
+    heads for this family).
     """
 
     def read_config(self, data: Mapping[str, Any]) -> dict[str, Any]: ...
@@ -91,7 +92,8 @@ class HuggingFaceFormat:
         model_type: `config.json`'s `model_type`, written by `huggingface_config`.
         prefix: the encoder's scope in checkpoints with heads (`bert` in `bert.encoder.layer.0...`).
         read_config / write_config: `config.json` (a mapping) to `EncoderConfig` fields (a dict)
-            and an `EncoderConfig` back to `config.json`; `write_config` leaves out `model_type` and raises `ValueError` for what HF cannot hold.
+            and an `EncoderConfig` back to `config.json`; `write_config` leaves out `model_type` and
+            raises `ValueError` for what HF cannot hold.
         encoder_weights: `(encoder, prefix, embeddings) -> assignments` for every encoder weight
             (`embeddings=False` leaves out the embedding layer, which ELECTRA's generator borrows).
         head_weights: `(pretraining_model) -> assignments` of the heads; None when one checkpoint

@@ -30,6 +30,8 @@ import sys
 from typing import Sequence
 
 from tfbert.commands.errors import CommandError  # noqa: F401  (also importable from here, as before)
+from tfbert.interrupts import as_interrupted, signals_raise
+from tfbert.outputs import OutputRefused
 
 # The subcommands, in the order `tfbert --help` lists them: modules of tfbert.commands.
 COMMANDS = ("quickstart", "configs", "vocab", "pretrain", "finetune", "evaluate", "distill", "augment", "export", "predict",
@@ -51,11 +53,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif extras:
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
-        args.run(args)
-    except CommandError as error:
+        with signals_raise():
+            args.run(args)
+    except (CommandError, OutputRefused) as error:
         message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
         print(f"tfbert {args.command}: error: {message}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as error:   # SIGINT or SIGTERM (tfbert.interrupts)
+        interrupted = as_interrupted(error)
+        print(f"tfbert {args.command}: {interrupted.message()}", file=sys.stderr)
+        return interrupted.exit_status
     return 0
 
 

@@ -40,9 +40,14 @@ class Interrupted(KeyboardInterrupt):
         return f"interrupted by {name} {self.detail}" if self.detail else f"interrupted by {name}"
 
 
+# The signals received since `signals_raise` began, whether one was raised, and how deep in `deferred` blocks.
+_state = {"raised": False, "deferring": 0}
+
+
 def _raise(signal_number: int, frame) -> None:
     _received.append(signal_number)
-    if len(_received) == 1:
+    if not _state["raised"] and not _state["deferring"]:
+        _state["raised"] = True
         raise Interrupted(signal_number)
 
 
@@ -51,6 +56,7 @@ def signals_raise() -> Iterator[None]:
     """Within the block SIGINT and SIGTERM raise `Interrupted` (the first one; later ones are recorded)."""
     previous = {number: signal.getsignal(number) for number in SIGNALS}
     _received.clear()
+    _state.update(raised=False, deferring=0)
     for number in SIGNALS:
         signal.signal(number, _raise)
     try:
@@ -58,6 +64,26 @@ def signals_raise() -> Iterator[None]:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """A block that a signal does not cut: one that comes meanwhile raises `Interrupted` when it ends.
+
+    For writes that must finish once begun: a checkpoint, the renames that put an output in place.
+
+    Example:
+        >>> with deferred():
+        ...     manager.save()
+    """
+    _state["deferring"] += 1
+    try:
+        yield
+    finally:
+        _state["deferring"] -= 1
+    if not _state["deferring"] and _received and not _state["raised"]:
+        _state["raised"] = True
+        raise Interrupted(_received[0])
 
 
 def check() -> None:

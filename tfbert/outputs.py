@@ -115,7 +115,7 @@ def check_free(path: str | Path, *, flag: str, overwrite: bool = False, resumes:
         return
     what = "folder" if os.path.isdir(path) else "file"
     if resumes is not None:
-        what = f"{what} that is not a {resumes} run"
+        what = f"{what} that is not a tfbert {resumes} run"
     raise OutputExists(f"{flag} {path} already exists (a {what}); nothing was changed: give another {flag}, or "
                        "add --overwrite to replace it")
 
@@ -132,7 +132,11 @@ def remove(path: str | Path) -> None:
 def replace(new: str | Path, target: str | Path) -> None:
     """Renames `new` to `target`; an existing `target` is moved aside first and deleted after, so `target`
     is at any moment the whole old output or the whole new one (or, for an instant, absent)."""
-    new, target = str(new), str(target)
+    with interrupts.deferred():
+        _replace(str(new), str(target))
+
+
+def _replace(new: str, target: str) -> None:
     if os.path.isdir(target) and not os.path.islink(target) and not os.listdir(target):
         os.rmdir(target)
     if not os.path.lexists(target):
@@ -188,6 +192,29 @@ def locked(path: str | Path, flag: str = "--output", lock: bool = True) -> Itera
         return
     with _parents_made(str(path)), OutputLock(str(path), flag) if lock else contextlib.nullcontext():
         yield
+
+
+def _pid_is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def remove_stale_temporaries(path: str | Path) -> list[str]:
+    """Deletes what killed writers left beside `path` (`.tfbert-tmp-<pid>-NAME` of pids no longer running)."""
+    folder, name = os.path.split(os.path.abspath(path))
+    pattern = re.compile(rf"{re.escape(TEMPORARY_MARK)}(\d+)-(?:old-)?{re.escape(name)}$")
+    removed = []
+    for entry in os.listdir(folder) if os.path.isdir(folder) else []:
+        match = pattern.match(entry)
+        if match and int(match[1]) != os.getpid() and not _pid_is_running(int(match[1])):
+            remove(os.path.join(folder, entry))
+            removed.append(os.path.join(folder, entry))
+    return removed
 
 
 # Errors that mean the disk or the file-size limit stopped a write, in OSError numbers and in the texts

@@ -238,7 +238,8 @@ def write_limit_message(error: BaseException, written: str, target: str) -> str 
         return None
     file = getattr(error, "filename", None) or next(iter(re.findall(rf"{re.escape(written)}[^\s;:'\"]*", text)), None)
     file = str(file or written).replace(written, target)
-    return f"cannot write {file}: {WRITE_LIMITS[number]}; nothing was written to {target}"
+    said = (text.strip().splitlines() or [type(error).__name__])[0].replace(written, target)
+    return f"cannot write {file}: {WRITE_LIMITS[number]} ({said}); nothing was written to {target}"
 
 
 @contextlib.contextmanager

@@ -34,6 +34,7 @@ def run_folder(assets, tmp_path_factory):
     train_wordpiece(str(corpus), 150, folder / "other_vocab")
     config = config_for_tokenizer(load_config("bert_tiny"), tokenizer)
     save_run_assets(config, tokenizer, str(folder / "run"), sequence_length=32, max_predictions=4)
+    (folder / "run" / "checkpoint").write_text('model_checkpoint_path: "ckpt-2"\n')   # a run that has trained
     return folder, config, tokenizer
 
 
@@ -89,6 +90,8 @@ def test_assets_go_to_a_bucket_by_copy_and_are_compared_there_too(run_folder):
 
     _, config, tokenizer = run_folder
     save_run_assets(config, tokenizer, "ram://bucket/run", sequence_length=32)
+    with tf.io.gfile.GFile("ram://bucket/run/checkpoint", "w") as index:
+        index.write('model_checkpoint_path: "ckpt-2"\n')
     assert tf.io.gfile.exists("ram://bucket/run/config.yaml")
     assert tf.io.gfile.exists("ram://bucket/run/tokenizer/vocab.txt")
     with pytest.raises(RunMismatch, match="another config"):

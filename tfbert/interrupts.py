@@ -86,6 +86,11 @@ def deferred() -> Iterator[None]:
         raise Interrupted(_received[0])
 
 
+def received() -> Interrupted | None:
+    """The first signal since `signals_raise` began, as an `Interrupted` (None: none came)."""
+    return Interrupted(_received[0]) if _received else None
+
+
 def check() -> None:
     """Raises `Interrupted` if a signal came (and was swallowed) since `signals_raise` began."""
     if _received:

@@ -122,6 +122,10 @@ def test_run_folder_resumes_its_own_run_and_undoes_one_that_made_no_checkpoint(t
         with run_folder(run, "pretrain"):   # resumed: a failure keeps the run
             raise ValueError("failed later")
     assert sorted(os.listdir(run)) == ["checkpoint", "config.yaml"]
+    with run_folder(run, "pretrain", overwrite=True):   # a new run, even over one of its own kind
+        assert os.listdir(run) == []
+        (run / "checkpoint").write_text("ckpt-1")
+    assert os.listdir(tmp_path) == ["run"] and os.listdir(run) == ["checkpoint"]
 
 
 def test_run_folder_overwrite_keeps_the_old_folder_until_the_new_run_has_a_checkpoint(tmp_path):

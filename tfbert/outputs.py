@@ -108,10 +108,10 @@ def check_free(path: str | Path, *, flag: str, overwrite: bool = False, resumes:
     path = str(path)
     if is_remote(path) or not holds_something(path):
         return
-    if resumes is not None and run_kind(path) == resumes:
-        return
     if overwrite:
         _check_replaceable(path)
+        return
+    if resumes is not None and run_kind(path) == resumes:
         return
     what = "folder" if os.path.isdir(path) else "file"
     if resumes is not None:
@@ -289,8 +289,8 @@ def run_folder(path: str | Path, kind: str, *, flag: str = "--model-dir", overwr
     """Claims the folder of a resumable run of `kind`, written in place; yields `path`.
 
     A folder holding a `kind` run (`run_kind`) is resumed, an empty or missing one is started;
-    anything else is refused (OutputExists) unless `overwrite`, which moves it aside until the new
-    run has a checkpoint. When the block fails (or is interrupted) before the folder holds a
+    anything else is refused (OutputExists). With `overwrite` a new run is started whatever the
+    folder holds, which is moved aside until the new run has a checkpoint. When the block fails (or is interrupted) before the folder holds a
     checkpoint, what it started is deleted and a folder moved aside comes back.
 
     Example:
@@ -306,7 +306,7 @@ def run_folder(path: str | Path, kind: str, *, flag: str = "--model-dir", overwr
     with locked(path, flag):
         check_free(path, flag=flag, overwrite=overwrite, resumes=kind)
         remove_stale_temporaries(path)
-        started = not holds_something(path) or run_kind(path) != kind
+        started = overwrite or not holds_something(path) or run_kind(path) != kind
         aside = None
         if started and holds_something(path):
             aside = temporary_name(path, "old")

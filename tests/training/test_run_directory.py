@@ -131,6 +131,8 @@ def test_disk_full_during_a_run_is_one_line_naming_the_last_complete_checkpoint(
     ("enospc", "no space left on the disk of runs/a ([Errno 28] No space left on device); there is no complete "
                "checkpoint yet: free space and rerun the same command"),
     ("out_of_memory", "out of memory (OOM when allocating tensor with shape[32,128,30522]); give a smaller --batch-size"),
+    ("file_too_large", "a file in runs/a outgrew the file-size limit, ulimit -f ([Errno 27] File too large: "
+                       "'runs/a/ckpt-4_temp/part'); there is no complete checkpoint yet: raise the limit and rerun"),
 ])
 def test_write_failures_and_out_of_memory_are_one_line(error, expected):
     import errno
@@ -145,5 +147,6 @@ def test_write_failures_and_out_of_memory_are_one_line(error, expected):
         "enospc": OSError(errno.ENOSPC, "No space left on device"),
         "out_of_memory": tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor with "
                                                                       "shape[32,128,30522]\nmore"),
+        "file_too_large": OSError(errno.EFBIG, "File too large", "runs/a/ckpt-4_temp/part"),
     }
     assert run_failure_message(errors[error], "runs/a").startswith(expected)

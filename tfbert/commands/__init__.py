@@ -15,8 +15,8 @@ def add_command(commands: argparse._SubParsersAction, name: str, help: str, desc
                                formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
-def add_overwrite_argument(parser: argparse.ArgumentParser, output: str = "an existing output, whole, once the new "
-                           "one is complete") -> None:
-    """`--overwrite`: replace an existing output (by default a command refuses one; see `tfbert.outputs`)."""
+def add_overwrite_argument(parser: argparse.ArgumentParser, help: str | None = None) -> None:
+    """`--overwrite`: replace an existing output, which a command otherwise refuses (see `tfbert.outputs`)."""
     parser.add_argument("--overwrite", action="store_true",
-                        help=f"replace {output}; without it an existing output is refused and left unchanged")
+                        help=help or "replace an existing output, whole, once the new one is complete; without it "
+                                     "an existing output is refused and left unchanged")

@@ -143,7 +143,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="tf1: the vocabulary is cased (do not lower-case the input)")
     casing.add_argument("--uncased", dest="lowercase", action="store_true",
                         help="tf1: lower-case the input (Google's uncased_ models, ALBERT, ELECTRA)")
-    add_overwrite_argument(parser, "an existing OUT (and a tokenizer/ beside it that differs), each whole, once "
-                                   "the new one is complete")
+    add_overwrite_argument(parser, "replace an existing OUT (and a tokenizer/ beside it that differs), each "
+                                   "whole, once the new one is complete; without it they are refused")
     parser.set_defaults(run=run)
     return parser

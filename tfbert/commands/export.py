@@ -110,7 +110,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_precision_argument(export, default="fp32",
                            note="the SavedModel computes in this precision wherever it is served, so auto judges "
                                 "this machine; outputs stay float32; default fp32")
-    add_overwrite_argument(export, "an existing --version folder, whole, once the new one is complete (a new "
-                                   "export never needs it: it takes the next version)")
+    add_overwrite_argument(export, "replace an existing --version folder, whole, once the new one is complete "
+                                   "(an export without --version takes the next version and never needs it)")
     export.set_defaults(run=run)
     return export

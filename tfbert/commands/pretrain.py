@@ -174,7 +174,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "line) or replace (by U+FFFD, reporting how many lines changed)")
     parser.add_argument("--shuffle-buffer", type=int, default=1000,
                         help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
-    add_overwrite_argument(parser, "a --model-dir that holds anything but a pretraining run (which a rerun "
-                                   "resumes) or a run with another config: deleted once the new run has a checkpoint")
+    add_overwrite_argument(parser, "start a new run in --model-dir whatever it holds, deleting the old one once the "
+                                   "new run has a checkpoint (without it a pretraining run there is resumed and "
+                                   "anything else refused)")
     parser.set_defaults(run=run)
     return parser

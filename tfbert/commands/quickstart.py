@@ -218,7 +218,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="corpus split, vocabulary, checkpoints and logs (default quickstart_run; emptied "
                              "on a rerun)")
     parser.add_argument("--steps", type=int, help=f"pretraining steps (default {QUICKSTART.steps})")
-    add_overwrite_argument(parser, "a --work-dir that an earlier quickstart did not make (one that it made is "
-                                   "emptied anyway)")
+    add_overwrite_argument(parser, "replace a --work-dir that an earlier quickstart did not make (one that it "
+                                   "made is emptied and reused anyway)")
     parser.set_defaults(run=run)
     return parser

@@ -246,6 +246,7 @@ def pretrain_argv(tiny, run, *extra):
             "--max-predictions", "2", "--shuffle-buffer", "0", "--strategy", "cpu", "--seed", "0", *extra]
 
 
+@pytest.mark.slow
 def test_pretrain_failing_after_its_assets_leaves_nothing_and_the_corrected_rerun_trains(tiny, tmp_path, capsys,
                                                                                         monkeypatch):
     import tfbert.training.pretraining
@@ -337,6 +338,7 @@ def leftovers(folder):
     return [path for path in snapshot(folder) if ".tfbert-" in path or path.endswith("_temp")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_pretrain_stopped_by_a_signal_says_where_to_resume_and_exits_128_plus_the_signal(tiny, tmp_path,
                                                                                           signal_number):

@@ -9,9 +9,10 @@ Every writer claims its output before writing anything:
   (an old one moved aside first and deleted after), so a failure, Ctrl-C or `kill` leaves
   nothing, and `--overwrite` never leaves a mix of old and new files.
 - `run_folder(path, kind)` for resumable runs written in place (`tfbert pretrain`'s model dir, the
-  quickstart's work folder): a folder holding its own kind of run (`run_kind`) is taken as it is;
-  anything else is refused unless `overwrite`, in which case it is moved aside and deleted once the
-  new run has a checkpoint. A run that fails before its first checkpoint leaves the disk as it was.
+  quickstart's work folder): a folder holding its own kind of run (`run_kind`) is taken as it is,
+  anything else is refused; with `overwrite` a new run starts, and what the folder held is moved
+  aside and deleted once the new run has a checkpoint. A run that fails before its first
+  checkpoint leaves the disk as it was.
 
 Remote paths (`gs://...`) are written directly: buckets have no rename and no lock.
 
@@ -69,8 +70,7 @@ def final_name(path: str | Path) -> str:
 def holds_something(path: str | Path) -> bool:
     """Whether `path` is a file (or link), or a folder that is not empty."""
     path = Path(path)
-    return path.is_symlink() or path.is_file() or (path.is_dir() and any(path.iterdir())) or \
-        (path.exists() and not path.is_dir())
+    return path.is_symlink() or (path.exists() and not path.is_dir()) or (path.is_dir() and any(path.iterdir()))
 
 
 def run_kind(path: str | Path) -> str | None:

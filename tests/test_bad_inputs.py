@@ -48,38 +48,25 @@ def test_second_writer_on_a_run_directory_is_refused_naming_the_first(tmp_path, 
     import subprocess
     import sys
 
-    from tfbert.training.run_lock import LOCK_NAME
-
     data = tmp_path / "corpus.txt"
     data.write_text("a sentence\n")
     run = tmp_path / "run"
     run.mkdir()
-    first_writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    first_writer = subprocess.Popen([sys.executable, "-c", "import sys, time; from tfbert.output_lock import "
+                                     "OutputLock; OutputLock(sys.argv[1]).__enter__(); print('held', flush=True); "
+                                     "time.sleep(60)", str(run)], stdout=subprocess.PIPE, text=True)
     try:
-        (run / LOCK_NAME).write_text(str(first_writer.pid))
-        before = snapshot(run)
+        assert first_writer.stdout.readline().strip() == "held"
+        before = snapshot(tmp_path)
         code = main(["pretrain", "--config", "bert_tiny", "--tokenizer", str(tmp_path / "vocab"),
                      "--data", str(data), "--model-dir", str(run), "--steps", "2"])
         error = capsys.readouterr().err.strip()
         assert code == 2
-        assert f"another process (pid {first_writer.pid}) is writing to {run}" in error and "\n" not in error
-        assert snapshot(run) == before
+        assert f"another tfbert process (pid {first_writer.pid}) is writing to {run}" in error and "\n" not in error
+        assert snapshot(tmp_path) == before
     finally:
         first_writer.kill()
         first_writer.wait()
-
-
-def test_stale_lock_of_a_dead_process_is_taken_over_and_released(tmp_path):
-    import subprocess
-    import sys
-
-    from tfbert.training.run_lock import LOCK_NAME, RunLock
-
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    (tmp_path / LOCK_NAME).write_text(dead.stdout.strip())
-    with RunLock(str(tmp_path)):
-        assert (tmp_path / LOCK_NAME).read_text() == str(os.getpid())
-    assert not (tmp_path / LOCK_NAME).exists()
 
 
 def test_pretrain_refuses_sequence_length_above_max_positions(tmp_path, capsys):

@@ -158,7 +158,7 @@ def test_bad_input_messages_are_one_line(assets, tmp_path, capsys):
     assert main([*vocab, str(tmp_path / "v"), "--kind", "wordpiece", "--vocab-size", "0"]) == 2
     assert "--vocab-size 0: give a positive number" in _one_line_error(capsys, "vocab")
     assert main([*vocab, str(corpus), "--kind", "wordpiece", "--vocab-size", "100"]) == 2
-    assert "is a file; give a folder" in _one_line_error(capsys, "vocab")
+    assert "already exists (a file); nothing was changed" in _one_line_error(capsys, "vocab")
     assert main([*vocab, str(tmp_path / "v"), "--kind", "byte_bpe", "--vocab-size", "3"]) == 2
     assert "vocab_size 3 is smaller than the 261 special and byte tokens" in _one_line_error(capsys, "vocab")
 

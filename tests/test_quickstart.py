@@ -44,7 +44,8 @@ def test_quickstart_bad_arguments(tmp_path, capsys):
     assert "--steps must be at least 1" in capsys.readouterr().err
     (tmp_path / "mine.txt").write_text("keep me")
     assert main(["quickstart", "--steps", "1", "--work-dir", str(tmp_path)]) == 2
-    assert "was not made by tfbert quickstart" in capsys.readouterr().err
+    assert "(a folder that is not a tfbert quickstart run); nothing was changed: give another --work-dir, or add " \
+           "--overwrite to replace it" in capsys.readouterr().err
     assert (tmp_path / "mine.txt").read_text() == "keep me"
     with pytest.raises(SystemExit):
         main(["quickstart", "--steps", "many"])

@@ -30,6 +30,8 @@ import sys
 from typing import Sequence
 
 from tfbert.commands.errors import CommandError  # noqa: F401  (also importable from here, as before)
+from tfbert.interrupts import Interrupted, as_interrupted, received, signals_raise
+from tfbert.outputs import OutputRefused
 
 # The subcommands, in the order `tfbert --help` lists them: modules of tfbert.commands.
 COMMANDS = ("quickstart", "configs", "vocab", "pretrain", "finetune", "evaluate", "distill", "augment", "export", "predict",
@@ -51,13 +53,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif extras:
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
-        args.run(args)
-    except CommandError as error:
+        with signals_raise():
+            args.run(args)
+    except (CommandError, OutputRefused) as error:
+        if received() is not None:   # a library turned the signal into its own error (SentencePiece's trainer)
+            return _interrupted(args.command, received())
         message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
         print(f"tfbert {args.command}: error: {message}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as error:   # SIGINT or SIGTERM (tfbert.interrupts)
+        return _interrupted(args.command, as_interrupted(error))
     return 0
 
+
+def _interrupted(command: str, interrupted: Interrupted) -> int:
+    """Prints `tfbert COMMAND: interrupted by SIGINT ...`; returns 128 + the signal's number."""
+    print(f"tfbert {command}: {interrupted.message()}", file=sys.stderr)
+    return interrupted.exit_status
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -184,9 +184,11 @@ def test_a_failed_save_leaves_nothing_and_a_rerun_completes(sources, tmp_path, c
         patch.setattr(keras.Model, "save", fail_midway)
         assert main(["convert", "tf1", str(sources["tf1"]), "-o", str(output)]) == 2
     assert "No space left on device" in capsys.readouterr().err
-    assert list(output.parent.iterdir()) == []
+    assert not output.parent.exists()   # nor the folder made for it
     assert main(["convert", "tf1", str(sources["tf1"]), "-o", str(output)]) == 0
-    assert main(["convert", "tf1", str(sources["tf1"]), "-o", str(output)]) == 0
+    assert main(["convert", "tf1", str(sources["tf1"]), "-o", str(output)]) == 2
+    assert "already exists (a file)" in capsys.readouterr().err
+    assert main(["convert", "tf1", str(sources["tf1"]), "-o", str(output), "--overwrite"]) == 0
     assert sorted(path.name for path in output.parent.iterdir()) == ["model.keras", "tokenizer"]
     assert keras.models.load_model(output).count_params() > 0
 

@@ -61,7 +61,7 @@ def test_vocab_add_and_stats_bad_input(assets, tmp_path, capsys):
     assert "line 1 'two words' holds a space; give one word a line" in _error(capsys)
     assert not (tmp_path / "new").exists()
     assert main(["vocab", "add", str(original), "--tokens", str(words), "--output", str(original)]) == 2
-    assert "exists and is not an empty folder" in _error(capsys)
+    assert "already exists (a folder); nothing was changed: give another --output, or add --overwrite" in _error(capsys)
     assert main(["vocab", "add", str(tmp_path), "--tokens", str(words), "--output", str(tmp_path / "new")]) == 2
     assert "give a folder written by `tfbert vocab`" in _error(capsys)
     assert main(["vocab", "stats", str(original), "--data", str(tmp_path / "none.txt")]) == 2

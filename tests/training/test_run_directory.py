@@ -34,6 +34,7 @@ def run_folder(assets, tmp_path_factory):
     train_wordpiece(str(corpus), 150, folder / "other_vocab")
     config = config_for_tokenizer(load_config("bert_tiny"), tokenizer)
     save_run_assets(config, tokenizer, str(folder / "run"), sequence_length=32, max_predictions=4)
+    (folder / "run" / "checkpoint").write_text('model_checkpoint_path: "ckpt-2"\n')   # a run that has trained
     return folder, config, tokenizer
 
 
@@ -89,6 +90,8 @@ def test_assets_go_to_a_bucket_by_copy_and_are_compared_there_too(run_folder):
 
     _, config, tokenizer = run_folder
     save_run_assets(config, tokenizer, "ram://bucket/run", sequence_length=32)
+    with tf.io.gfile.GFile("ram://bucket/run/checkpoint", "w") as index:
+        index.write('model_checkpoint_path: "ckpt-2"\n')
     assert tf.io.gfile.exists("ram://bucket/run/config.yaml")
     assert tf.io.gfile.exists("ram://bucket/run/tokenizer/vocab.txt")
     with pytest.raises(RunMismatch, match="another config"):
@@ -128,6 +131,8 @@ def test_disk_full_during_a_run_is_one_line_naming_the_last_complete_checkpoint(
     ("enospc", "no space left on the disk of runs/a ([Errno 28] No space left on device); there is no complete "
                "checkpoint yet: free space and rerun the same command"),
     ("out_of_memory", "out of memory (OOM when allocating tensor with shape[32,128,30522]); give a smaller --batch-size"),
+    ("file_too_large", "a file in runs/a outgrew the file-size limit, ulimit -f ([Errno 27] File too large: "
+                       "'runs/a/ckpt-4_temp/part'); there is no complete checkpoint yet: raise the limit and rerun"),
 ])
 def test_write_failures_and_out_of_memory_are_one_line(error, expected):
     import errno
@@ -142,5 +147,6 @@ def test_write_failures_and_out_of_memory_are_one_line(error, expected):
         "enospc": OSError(errno.ENOSPC, "No space left on device"),
         "out_of_memory": tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor with "
                                                                       "shape[32,128,30522]\nmore"),
+        "file_too_large": OSError(errno.EFBIG, "File too large", "runs/a/ckpt-4_temp/part"),
     }
     assert run_failure_message(errors[error], "runs/a").startswith(expected)

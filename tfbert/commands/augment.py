@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from tfbert.commands.errors import CommandError
+from tfbert.outputs import new_output
 
 SAMPLERS = ("random", "bm25", "embedding-neighbours")
 
@@ -46,13 +47,14 @@ def run(args: argparse.Namespace) -> None:
     from tfbert.tasks.silver import pair_texts, read_sentences, write_silver
 
     try:
-        sentences = read_sentences(args.sentences)
-        if len(sentences) < 2:
-            raise CommandError(f"{args.sentences}: {len(sentences)} distinct sentence(s); pairs need at least 2")
-        cross_encoder = load_cross_encoder(args.cross_encoder, batch_size=args.batch_size)
-        pairs = sample_pairs(args, sentences)
-        scores = _clip(cross_encoder.score(*pair_texts(sentences, pairs)), args)
-        count = write_silver(args.output, sentences, pairs, scores)
+        with new_output(args.output, overwrite=args.overwrite) as output:   # refused before the models load
+            sentences = read_sentences(args.sentences)
+            if len(sentences) < 2:
+                raise CommandError(f"{args.sentences}: {len(sentences)} distinct sentence(s); pairs need at least 2")
+            cross_encoder = load_cross_encoder(args.cross_encoder, batch_size=args.batch_size)
+            pairs = sample_pairs(args, sentences)
+            scores = _clip(cross_encoder.score(*pair_texts(sentences, pairs)), args)
+            count = write_silver(output, sentences, pairs, scores)
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
     print(f"wrote {args.output}: {count} {args.pairs} pairs of {len(sentences)} sentences, scored by "
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
-    from tfbert.commands import add_command
+    from tfbert.commands import add_command, add_overwrite_argument
 
     parser = add_command(
         commands, "augment", "silver STS pairs labelled by a cross-encoder (Augmented SBERT)",
@@ -80,5 +82,6 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--count", type=int, help="random: number of pairs (default: neighbours x sentences)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--seed", type=int)
+    add_overwrite_argument(parser)
     parser.set_defaults(run=run)
     return parser

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
-from tfbert.commands import add_command
+from tfbert.commands import add_command, add_overwrite_argument
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+from tfbert.outputs import new_output
 
 
 def _from_huggingface(args: argparse.Namespace):
@@ -51,18 +53,21 @@ def _to_huggingface(args: argparse.Namespace) -> None:
     if args.heads or args.lowercase is not None:
         raise CommandError("--heads, --cased and --uncased do not apply to to-huggingface: the model is written as it is")
     try:
-        tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
-        source = read_tfbert_source(args.checkpoint, tokenizer)
-        architecture = args.architecture or source.architecture
-        if architecture is None:
-            raise ValueError(f"{args.checkpoint} does not say which architecture it is (no config.yaml or "
-                             f"preprocessor.json beside it); pass --architecture ({', '.join(architectures.names())})")
-        folders = write_huggingface(source.model, args.output, architecture, source.tokenizer, source.label_names,
-                                    source.max_length)
+        with new_output(args.output, overwrite=args.overwrite) as output:
+            tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
+            source = read_tfbert_source(args.checkpoint, tokenizer)
+            architecture = args.architecture or source.architecture
+            if architecture is None:
+                raise ValueError(f"{args.checkpoint} does not say which architecture it is (no config.yaml or "
+                                 f"preprocessor.json beside it); pass --architecture "
+                                 f"({', '.join(architectures.names())})")
+            folders = write_huggingface(source.model, output, architecture, source.tokenizer, source.label_names,
+                                        source.max_length)
+            classes = [json.loads((folder / "config.json").read_text())["architectures"][0] for folder in folders]
     except (OSError, ValueError, ImportError) as error:
         raise CommandError(str(error)) from None
-    for folder in folders:
-        print(f"wrote {folder}: {json.loads((folder / 'config.json').read_text())['architectures'][0]}")
+    for folder, name in zip(folders, classes):
+        print(f"wrote {Path(args.output) / folder.relative_to(output)}: {name}")
     if source.tokenizer is None:
         print(f"no tokenizer written: none found beside {args.checkpoint}; pass --tokenizer DIR")
 
@@ -81,8 +86,9 @@ def run(args: argparse.Namespace) -> None:
     if args.lowercase is not None and args.source != "tf1":
         raise CommandError("--cased and --uncased apply to tf1 checkpoints; the other sources record their casing")
     try:
-        model, tokenizer = SOURCES[args.source](args)
-        tokenizer_folder = save_converted(model, args.output, tokenizer)
+        with new_output(args.output, overwrite=args.overwrite) as output:
+            model, tokenizer = SOURCES[args.source](args)
+            tokenizer_folder = save_converted(model, output, tokenizer, replace_tokenizer=args.overwrite)
     except (OSError, ValueError, ImportError) as error:
         raise CommandError(str(error)) from None
     print(f"wrote {args.output}: {type(model).__name__} with {model.count_params():,} parameters")
@@ -127,7 +133,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("checkpoint", help="the checkpoint folder (to-huggingface: a .keras file, a finetune model dir "
                                            "or a pretrain run folder)")
     parser.add_argument("-o", "--output", required=True,
-                        help="the .keras file to write (to-huggingface: the folder, which must not exist)")
+                        help="the .keras file to write (to-huggingface: the folder)")
     parser.add_argument("--tokenizer", help="to-huggingface: the tokenizer folder (default: the one beside the model)")
     parser.add_argument("--architecture", help="to-huggingface: the family, where the model's folder does not say it")
     parser.add_argument("--heads", action="store_true",
@@ -137,5 +143,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="tf1: the vocabulary is cased (do not lower-case the input)")
     casing.add_argument("--uncased", dest="lowercase", action="store_true",
                         help="tf1: lower-case the input (Google's uncased_ models, ALBERT, ELECTRA)")
+    add_overwrite_argument(parser, "replace an existing OUT (and a tokenizer/ beside it that differs), each "
+                                   "whole, once the new one is complete; without it they are refused")
     parser.set_defaults(run=run)
     return parser

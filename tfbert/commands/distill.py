@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from tfbert.commands.errors import CommandError
+from tfbert.outputs import new_output
 
 DEFAULT_EVAL_PAIRS = 1000
 
@@ -30,8 +32,6 @@ def _split(args: argparse.Namespace):
 
 def _student(args: argparse.Namespace):
     """The student's weights, tokenizer and pooling (a model dir keeps its own pooling)."""
-    from pathlib import Path
-
     from tfbert.commands.finetune import find_tokenizer
     from tfbert.tasks.model_dir import model_file, read_task
 
@@ -50,19 +50,21 @@ def run(args: argparse.Namespace) -> None:
     from tfbert.tasks.distillation import distill, vocabulary_coverage
 
     try:
-        (sources, targets), (eval_sources, eval_targets) = _split(args)
-        weights, tokenizer, pooling = _student(args)
-        for side, texts in (("target", targets), ("source", sources)):
-            warning = vocabulary_coverage(tokenizer, texts).warning(side)
-            if warning:
-                print(f"tfbert distill: warning: {warning}", file=sys.stderr)
-        teacher = load_text_embedder(args.teacher, max_length=args.max_length)
-        result = distill(teacher, weights, tokenizer, sources, targets, args.model_dir, eval_sources=eval_sources,
-                         eval_targets=eval_targets, pooling=pooling, max_length=args.max_length, epochs=args.epochs,
-                         batch_size=args.batch_size, learning_rate=args.learning_rate, strategy=args.strategy,
-                         seed=args.seed)
+        with new_output(args.model_dir, flag="--model-dir", overwrite=args.overwrite) as model_dir:
+            (sources, targets), (eval_sources, eval_targets) = _split(args)
+            weights, tokenizer, pooling = _student(args)
+            for side, texts in (("target", targets), ("source", sources)):
+                warning = vocabulary_coverage(tokenizer, texts).warning(side)
+                if warning:
+                    print(f"tfbert distill: warning: {warning}", file=sys.stderr)
+            teacher = load_text_embedder(args.teacher, max_length=args.max_length)
+            result = distill(teacher, weights, tokenizer, sources, targets, model_dir, eval_sources=eval_sources,
+                             eval_targets=eval_targets, pooling=pooling, max_length=args.max_length,
+                             epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
+                             strategy=args.strategy, seed=args.seed)
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
+    result.best_path = str(Path(args.model_dir) / Path(result.best_path).name)
     scores = result.best_scores
     print(f"best epoch {result.best_epoch} on {len(eval_sources)} evaluation pairs: MSE {scores['mse']:.6f}, "
           f"translation accuracy source->target {scores['source_to_target_accuracy']:.4f}, "
@@ -70,7 +72,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
-    from tfbert.commands import add_command
+    from tfbert.commands import add_command, add_overwrite_argument
 
     parser = add_command(
         commands, "distill", "multilingual distillation: a student learns a teacher's sentence embeddings",
@@ -98,5 +100,6 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--learning-rate", type=float, help="peak learning rate (default 2e-5)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     parser.add_argument("--seed", type=int)
+    add_overwrite_argument(parser)
     parser.set_defaults(run=run)
     return parser

@@ -13,7 +13,7 @@ import argparse
 import os
 import zipfile
 
-from tfbert.commands import add_command
+from tfbert.commands import add_command, add_overwrite_argument
 from tfbert.commands.errors import CommandError
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> None:
     import tensorflow as tf
 
     from tfbert.distribute.precision import apply_precision, pick_precision
-    from tfbert.export.saved_model import export_hub_pair, export_saved_model
+    from tfbert.export.saved_model import check_version_free, export_hub_pair, export_saved_model
     from tfbert.tasks.model_dir import model_file, read_task
 
     if not os.path.exists(args.source):
@@ -33,6 +33,11 @@ def run(args: argparse.Namespace) -> None:
     args.source = str(model_file(args.source))   # a finetune / distill model dir: its best.keras
     if args.source.endswith(".keras") and os.path.isfile(args.source) and not zipfile.is_zipfile(args.source):
         raise CommandError(f"source {args.source!r} is not a .keras file (the zip archive model.save writes)")
+    if args.version is not None:
+        try:
+            check_version_free(os.path.join(args.output_dir, args.name, str(args.version)), args.overwrite)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
     if args.tokenizer and not os.path.isdir(args.tokenizer):
         raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
     if args.sequence_length is not None and args.sequence_length < 8:
@@ -54,12 +59,14 @@ def run(args: argparse.Namespace) -> None:
         path = export_saved_model(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
                                   version=args.version, sequence_length=args.sequence_length, label_names=labels,
                                   pair=pair, pooling=args.pooling, task_options=options,
-                                  languages=args.languages.split(",") if args.languages else None)
+                                  languages=args.languages.split(",") if args.languages else None,
+                                  overwrite=args.overwrite)
         print(f"wrote {path}")
         if args.hub_pair:
             for directory in export_hub_pair(args.source, args.name, tokenizer=args.tokenizer,
                                              output_dir=args.output_dir, version=int(path.name),
-                                             sequence_length=args.sequence_length, pair=pair):
+                                             sequence_length=args.sequence_length, pair=pair,
+                                             overwrite=args.overwrite):
                 print(f"wrote {directory}")
     except (FileNotFoundError, FileExistsError, ValueError, TypeError) as error:
         raise CommandError(str(error)) from None
@@ -103,5 +110,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_precision_argument(export, default="fp32",
                            note="the SavedModel computes in this precision wherever it is served, so auto judges "
                                 "this machine; outputs stay float32; default fp32")
+    add_overwrite_argument(export, "replace an existing --version folder, whole, once the new one is complete "
+                                   "(an export without --version takes the next version and never needs it)")
     export.set_defaults(run=run)
     return export

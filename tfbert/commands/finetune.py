@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tfbert.commands import add_command
+from tfbert.commands import add_command, add_overwrite_argument
 from tfbert.commands.errors import CommandError
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+from tfbert.outputs import new_output
 
 if TYPE_CHECKING:
     from tfbert.text.base import Tokenizer
@@ -113,22 +114,25 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
     from tfbert.tasks.pretrained import encoder_for_tokenizer, load_pretrained_preprocessor
 
     pretrained = _check_files(args)
-    examples = None
-    if args.task != "embedding":   # the data is checked before the model is loaded
-        decoder = LineDecoder(args.encoding_errors)
-        examples = _examples(args, decoder)
-        if decoder.summary():
-            print(f"tfbert finetune: warning: {decoder.summary()}", file=sys.stderr)
-    preprocessor = load_pretrained_preprocessor(pretrained, find_tokenizer(pretrained, args.tokenizer),
-                                                args.max_length)
-    with tempfile.TemporaryDirectory() as scratch:
-        encoder = encoder_for_tokenizer(pretrained, preprocessor.tokenizer, Path(scratch))
-        if args.task == "embedding":
-            return _run_embedding(args, encoder, preprocessor)
-        return _run_classification(args, encoder, preprocessor, examples)
+    with new_output(args.model_dir, flag="--model-dir", overwrite=args.overwrite) as model_dir:
+        examples = None
+        if args.task != "embedding":   # the data is checked before the model is loaded
+            decoder = LineDecoder(args.encoding_errors)
+            examples = _examples(args, decoder)
+            if decoder.summary():
+                print(f"tfbert finetune: warning: {decoder.summary()}", file=sys.stderr)
+        preprocessor = load_pretrained_preprocessor(pretrained, find_tokenizer(pretrained, args.tokenizer),
+                                                    args.max_length)
+        with tempfile.TemporaryDirectory() as scratch:
+            encoder = encoder_for_tokenizer(pretrained, preprocessor.tokenizer, Path(scratch))
+            if args.task == "embedding":
+                result = _run_embedding(args, encoder, preprocessor, model_dir)
+            else:
+                result = _run_classification(args, encoder, preprocessor, examples, model_dir)
+    return {**result, "path": str(Path(args.model_dir) / Path(result["path"]).name)}
 
 
-def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor, examples) -> dict:
+def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor, examples, model_dir: str) -> dict:
     """Classification or regression of `args` on `examples` (`_examples`), from the encoder at `pretrained`."""
     from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
                               regression_evaluator)
@@ -152,10 +156,9 @@ def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor
         def build(encoder):
             return SequenceClassifier(encoder, num_classes=num_classes, pooling=pooling)
         evaluate = classification_evaluator(eval_x, evaluation.labels)
-    result = finetune(build, pretrained, train_x, train.labels, evaluate, monitor=metric, model_dir=args.model_dir,
+    result = finetune(build, pretrained, train_x, train.labels, evaluate, monitor=metric, model_dir=model_dir,
                       epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
                       learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
-    model_dir = Path(args.model_dir)
     preprocessor.save(model_dir)
     task = {"task": "regression" if regression else "classification", "label_names": label_names,
             "max_length": args.max_length, "pair": train.pair_texts is not None, "metric": metric}
@@ -165,7 +168,7 @@ def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path, "metric": metric}
 
 
-def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor) -> dict:
+def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor, model_dir: str) -> dict:
     """`--task embedding`: Sentence-BERT on sentence-pair files (see `tfbert.tasks.embeddings`)."""
     from tfbert.tasks import combine_pairs, read_sentence_pairs, train_sentence_embedder
     from tfbert.tasks.model_dir import model_file
@@ -173,12 +176,12 @@ def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor) -> 
     train = combine_pairs([read_sentence_pairs(path, args.format) for path in args.train])
     evaluation = read_sentence_pairs(args.eval, args.format)
     result = train_sentence_embedder(
-        model_file(pretrained), preprocessor.tokenizer, train, evaluation, args.model_dir, loss=args.loss,
+        model_file(pretrained), preprocessor.tokenizer, train, evaluation, model_dir, loss=args.loss,
         pooling=args.pooling or "mean", max_length=args.max_length,
         score_scale=tuple(args.score_range) if args.score_range else None, scale=args.scale, margin=args.margin,
         symmetric=args.symmetric, epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
         learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
-    preprocessor.save(args.model_dir)  # its architecture, for export and convert to-huggingface
+    preprocessor.save(model_dir)  # its architecture, for export and convert to-huggingface
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,
             "metric": "spearman_correlation"}
 
@@ -251,6 +254,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     parser.add_argument("--seed", type=int)
     add_precision_argument(parser)
+    add_overwrite_argument(parser)
     _add_embedding_arguments(parser.add_argument_group("--task embedding (sentence-transformers' losses)"))
     parser.set_defaults(run=run)
     return parser

@@ -7,10 +7,12 @@ import logging
 import os
 import sys
 
-from tfbert.commands import add_command
+from tfbert.commands import add_command, add_overwrite_argument
 from tfbert.commands.errors import CommandError
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+from tfbert.interrupts import Interrupted
+from tfbert.outputs import run_folder
 
 
 def run(args: argparse.Namespace) -> None:
@@ -31,6 +33,7 @@ def run(args: argparse.Namespace) -> None:
                            "from scratch, or --init-from SOURCE to start from an existing model")
     show_initialization()
     show_precision_choice()
+    watcher = step_watcher()
     try:
         if args.config is not None:
             check_config_argument(args.config, args.sequence_length)
@@ -38,7 +41,7 @@ def run(args: argparse.Namespace) -> None:
         check_text_files(args.data, decoder)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
         data = replaced_documents(data, decoder)
-        with single_writer(args.model_dir):
+        with run_folder(args.model_dir, "pretrain", flag="--model-dir", overwrite=args.overwrite):
             remove_interrupted_writes(args.model_dir)
             model = pretrain(
                 args.config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
@@ -47,12 +50,38 @@ def run(args: argparse.Namespace) -> None:
                 max_predictions=args.max_predictions, optimizer_recipe=args.optimizer,
                 learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
                 checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution,
-                precision=args.precision, seed=args.seed, shuffle_buffer=args.shuffle_buffer,
+                precision=args.precision, seed=args.seed, shuffle_buffer=args.shuffle_buffer, callbacks=[watcher],
             )
+    except Interrupted as interrupted:
+        interrupted.detail = interruption_detail(watcher.step(), args.model_dir)
+        raise
     except (OSError, ValueError, tf.errors.PermissionDeniedError, tf.errors.ResourceExhaustedError) as error:
         raise CommandError(run_failure_message(error, args.model_dir)) from None
     print(f"{steps_summary(int(model.optimizer.iterations), args.steps)}; encoder in "
           f"{args.model_dir}/encoder/encoder.keras ({model.encoder.count_params():,} parameters)")
+
+
+def step_watcher():
+    """A Keras callback that keeps the model `fit` trains, so `.step()` reads its optimizer's step (None before)."""
+    import keras
+
+    class StepWatcher(keras.callbacks.Callback):
+        def step(self) -> int | None:
+            model = getattr(self, "_model", None)
+            return None if model is None else int(model.optimizer.iterations)
+
+    return StepWatcher()
+
+
+def interruption_detail(step: int | None, model_dir: str) -> str:
+    """Where an interrupted run stopped and what rerunning it does, from the checkpoints `model_dir` holds."""
+    from tfbert.training.write_failures import last_complete_checkpoint
+
+    where = "before training began" if step is None else f"at step {step}"
+    latest = None if "://" not in model_dir and not os.path.isdir(model_dir) else last_complete_checkpoint(model_dir)
+    if latest is None:
+        return f"{where}, before the first checkpoint; nothing was kept: rerun the same command to start again"
+    return f"{where}; rerun the same command to resume from {latest}"
 
 
 def show_initialization() -> None:
@@ -71,15 +100,6 @@ def replaced_documents(data, decoder):
 
     print(f"tfbert pretrain: warning: {decoder.summary()}", file=sys.stderr)
     return utf8_replaced_documents(data)
-
-
-def single_writer(model_dir: str):
-    """The run directory's lock (`RunLock`) for a local --model-dir; remote (`gs://`) runs are not locked."""
-    import contextlib
-
-    from tfbert.training.run_lock import RunLock
-
-    return contextlib.nullcontext() if "://" in model_dir else RunLock(model_dir)
 
 
 def steps_summary(optimizer_steps: int, target: int) -> str:
@@ -154,5 +174,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "line) or replace (by U+FFFD, reporting how many lines changed)")
     parser.add_argument("--shuffle-buffer", type=int, default=1000,
                         help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
+    add_overwrite_argument(parser, "start a new run in --model-dir whatever it holds, deleting the old one once the "
+                                   "new run has a checkpoint (without it a pretraining run there is resumed and "
+                                   "anything else refused)")
     parser.set_defaults(run=run)
     return parser

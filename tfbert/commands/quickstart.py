@@ -32,13 +32,14 @@ import warnings
 from pathlib import Path
 from typing import Callable
 
-from tfbert.commands import add_command
+from tfbert.commands import add_command, add_overwrite_argument
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+from tfbert.outputs import QUICKSTART_MARKER, run_folder
 
 # TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
 
-WORK_MARKER = "tfbert_quickstart.json"
+WORK_MARKER = QUICKSTART_MARKER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,13 +68,9 @@ FILL_MASK_SENTENCES = (
 
 
 def prepare_work_dir(work_dir: Path) -> None:
-    """Creates `work_dir`, or empties one that an earlier quickstart made; refuses any other non-empty folder."""
-    if work_dir.exists() and any(work_dir.iterdir()):
-        if not (work_dir / WORK_MARKER).is_file():
-            raise ValueError(f"--work-dir {str(work_dir)!r} exists and was not made by tfbert quickstart; "
-                             "give an empty or new folder")
-        shutil.rmtree(work_dir)
-    work_dir.mkdir(parents=True, exist_ok=True)
+    """Empties a work folder that an earlier quickstart made (`tfbert.outputs.run_folder` has claimed it)."""
+    for entry in work_dir.iterdir():
+        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
 
 
 def quickstart(
@@ -83,15 +80,25 @@ def quickstart(
     settings: QuickstartSettings = QUICKSTART,
     print_fn: Callable[[str], None] = print,
     verbose: str | int = "auto",
+    overwrite: bool = False,
 ) -> dict:
     """Runs the five steps (see the module notes) and returns what it printed, as numbers.
 
-    Returns a dict with `held_out` (the Keras metrics on the held-out chapters), `saved_model`
-    (the version folder), `predictions` (sentence -> top tokens per mask) and `seconds` per step.
+    `work_dir` must be new, empty or an earlier quickstart's (emptied first); `overwrite` replaces
+    any other folder. Returns a dict with `held_out` (the Keras metrics on the held-out chapters),
+    `saved_model` (the version folder), `predictions` (sentence -> top tokens per mask) and
+    `seconds` per step.
     """
     output_dir, work_dir = Path(output_dir), Path(work_dir)
-    prepare_work_dir(work_dir)
-    (work_dir / WORK_MARKER).write_text(json.dumps(dataclasses.asdict(settings), indent=2) + "\n", encoding="utf-8")
+    with run_folder(work_dir, "quickstart", flag="--work-dir", overwrite=overwrite):
+        prepare_work_dir(work_dir)
+        (work_dir / WORK_MARKER).write_text(json.dumps(dataclasses.asdict(settings), indent=2) + "\n",
+                                            encoding="utf-8")
+        return _five_steps(output_dir, work_dir, settings, print_fn, verbose)
+
+
+def _five_steps(output_dir: Path, work_dir: Path, settings: QuickstartSettings, print_fn: Callable[[str], None],
+                verbose: str | int) -> dict:
     seconds: dict[str, float] = {}
     clock, cpu_start = time.perf_counter(), time.process_time()
 
@@ -193,7 +200,7 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(f"--steps must be at least 1, got {args.steps}")
     settings = QUICKSTART if args.steps is None else dataclasses.replace(QUICKSTART, steps=args.steps)
     try:
-        quickstart(args.output_dir, args.work_dir, settings=settings)
+        quickstart(args.output_dir, args.work_dir, settings=settings, overwrite=args.overwrite)
     except (FileNotFoundError, FileExistsError, ValueError) as error:
         raise CommandError(str(error)) from None
 
@@ -211,5 +218,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="corpus split, vocabulary, checkpoints and logs (default quickstart_run; emptied "
                              "on a rerun)")
     parser.add_argument("--steps", type=int, help=f"pretraining steps (default {QUICKSTART.steps})")
+    add_overwrite_argument(parser, "replace a --work-dir that an earlier quickstart did not make (one that it "
+                                   "made is emptied and reused anyway)")
     parser.set_defaults(run=run)
     return parser

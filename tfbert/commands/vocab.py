@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
-from tfbert.commands import add_command
+from tfbert.commands import add_command, add_overwrite_argument
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+from tfbert.outputs import check_free, new_output
 
 
 def _train_files(args: argparse.Namespace, work_dir: str) -> list[str]:
@@ -49,18 +49,17 @@ def run_train(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
     if args.vocab_size < 1:
         raise CommandError(f"--vocab-size {args.vocab_size}: give a positive number of tokens")
-    if os.path.exists(args.output) and not os.path.isdir(args.output):
-        raise CommandError(f"--output {args.output!r} is a file; give a folder to write the tokenizer into")
     try:
-        with tempfile.TemporaryDirectory(prefix="tfbert_vocab_") as work_dir:
+        with new_output(args.output, overwrite=args.overwrite) as output, \
+                tempfile.TemporaryDirectory(prefix="tfbert_vocab_") as work_dir:
             data = _train_files(args, work_dir)
             if args.kind == "wordpiece":
-                tokenizer = vocab_training.train_wordpiece(data, args.vocab_size, args.output, lowercase=not args.cased)
+                tokenizer = vocab_training.train_wordpiece(data, args.vocab_size, output, lowercase=not args.cased)
             elif args.kind == "byte_bpe":
-                tokenizer = vocab_training.train_byte_bpe(data, args.vocab_size, args.output)
+                tokenizer = vocab_training.train_byte_bpe(data, args.vocab_size, output)
             else:
                 model_type = "bpe" if args.kind == "sentencepiece_bpe" else "unigram"
-                tokenizer = vocab_training.train_sentencepiece(data, args.vocab_size, args.output,
+                tokenizer = vocab_training.train_sentencepiece(data, args.vocab_size, output,
                                                                model_type=model_type, lowercase=not args.cased)
     except (OSError, ValueError, RuntimeError) as error:  # SentencePiece's trainer raises RuntimeError
         raise CommandError(str(error)) from None
@@ -76,28 +75,12 @@ def _load(path: str):
         raise CommandError(f"TOKENIZER {path!r}: {error}; give a folder written by `tfbert vocab` or `tfbert convert`") from None
 
 
-def _write_new_folder(tokenizer, output: Path) -> None:
-    """Saves under a temporary name beside `output`, then renames, so no half-written folder is left."""
-    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
-    try:
-        tokenizer.save_assets(staging)
-        os.replace(staging, output)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-
-
 def run_add(args: argparse.Namespace) -> None:
     """Adds the words of `--tokens` to a copy of TOKENIZER written to `--output`."""
     import_tensorflow_quietly()
     from tfbert.text import vocab_insertion
 
-    output = Path(args.output).absolute()
-    if output.exists() and (not output.is_dir() or any(output.iterdir())):
-        raise CommandError(f"--output {args.output!r} exists and is not an empty folder; give a new folder "
-                           "(TOKENIZER is never changed)")
-    if not output.parent.is_dir():
-        raise CommandError(f"--output {args.output!r}: its parent folder does not exist")
+    check_free(args.output, flag="--output", overwrite=args.overwrite)
     if not os.path.isfile(args.tokens):
         raise CommandError(f"--tokens {args.tokens!r} does not exist; give a text file with one word a line")
     tokenizer = _load(args.tokenizer)
@@ -109,9 +92,8 @@ def run_add(args: argparse.Namespace) -> None:
         raise CommandError(f"--tokens {args.tokens!r} is not UTF-8 text") from None
     except ValueError as error:
         raise CommandError(str(error)) from None
-    if output.exists():
-        output.rmdir()
-    _write_new_folder(insertion.tokenizer, output)
+    with new_output(args.output, overwrite=args.overwrite) as output:
+        insertion.tokenizer.save_assets(output)
     before, after = tokenizer.vocabulary_size(), insertion.tokenizer.vocabulary_size()
     print(f"wrote {args.output}: {type(tokenizer).__name__} with {after:,} tokens "
           f"({len(insertion.added):,} added as ids {before:,}-{after - 1:,}; old ids unchanged)")
@@ -161,6 +143,7 @@ def _add_actions(parser: argparse.ArgumentParser) -> None:
     add.add_argument("tokenizer", metavar="TOKENIZER", help="tokenizer folder (never modified)")
     add.add_argument("--tokens", required=True, help="UTF-8 text file, one word a line")
     add.add_argument("--output", required=True, help="new folder for the grown tokenizer")
+    add_overwrite_argument(add)
     stats = actions.add_parser("stats", help="unknown-piece rate, pieces per word and coverage on a text",
                                description="Tokenize the words of --data and print the share of unknown pieces, "
                                            "pieces per whitespace word and the share of words that are one piece.")
@@ -193,6 +176,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--pre-tokenize", choices=["mecab"],
                         help="split the training text into Korean morphemes first (pip install 'tfbert[mecab]'); "
                              "models still tokenize raw text in the graph")
+    add_overwrite_argument(parser)
     _add_actions(parser)
     parser.set_defaults(run=run, action=None)
     return parser

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import keras
 
+from tfbert.outputs import final_name, replace
+
 TOKENIZER_FOLDER = "tokenizer"
 
 
@@ -29,23 +31,27 @@ def _same_files(left: Path, right: Path) -> bool:
     return filecmp.cmpfiles(left, right, comparison.common_files, shallow=False)[0] == sorted(comparison.common_files)
 
 
-def _place_tokenizer(written: Path, target: Path, output: Path) -> None:
-    """Renames the complete tokenizer folder `written` to `target`; an equal one already there is kept."""
+def _place_tokenizer(written: Path, target: Path, output: Path, replace_tokenizer: bool = False) -> None:
+    """Renames the complete tokenizer folder `written` to `target`; an equal one already there is kept, another
+    one is replaced only with `replace_tokenizer`."""
     if target.exists():
-        if not (target.is_dir() and _same_files(written, target)):
-            raise FileExistsError(f"{target} already holds another tokenizer; write {output.name} into a folder of "
-                                  f"its own (e.g. -o NEW_FOLDER/{output.name}) or remove {target}")
-        shutil.rmtree(written)
-        return
-    os.rename(written, target)
+        if target.is_dir() and _same_files(written, target):
+            shutil.rmtree(written)
+            return
+        if not replace_tokenizer:
+            name = final_name(output)
+            raise FileExistsError(f"{target} already holds another tokenizer; write {name} into a folder of "
+                                  f"its own (e.g. -o NEW_FOLDER/{name}), or add --overwrite to replace it")
+    replace(written, target)
 
 
-def save_converted(model: keras.Model, output: str | Path, tokenizer=None) -> Path | None:
+def save_converted(model: keras.Model, output: str | Path, tokenizer=None,
+                   replace_tokenizer: bool = False) -> Path | None:
     """Saves `model` to `output` (a `.keras` path) and `tokenizer` to `output`'s folder / `tokenizer`.
 
     Returns the tokenizer folder (None without a tokenizer). Raises `FileExistsError` when that
-    folder holds a different tokenizer (the model would be paired with the wrong one); nothing
-    is written then. An existing `output` file is replaced.
+    folder holds a different tokenizer (the model would be paired with the wrong one) unless
+    `replace_tokenizer`; nothing is written then. An existing `output` file is replaced.
     """
     output = Path(output)
     folder = output.parent
@@ -56,11 +62,11 @@ def save_converted(model: keras.Model, output: str | Path, tokenizer=None) -> Pa
         if tokenizer is not None:
             target = folder / TOKENIZER_FOLDER
             tokenizer.save_assets(scratch / TOKENIZER_FOLDER)
-            if target.exists():
+            if target.exists() and not replace_tokenizer:
                 _place_tokenizer(scratch / TOKENIZER_FOLDER, target, output)
         model.save(scratch / output.name)
         if target is not None and (scratch / TOKENIZER_FOLDER).exists():
-            _place_tokenizer(scratch / TOKENIZER_FOLDER, target, output)
+            _place_tokenizer(scratch / TOKENIZER_FOLDER, target, output, replace_tokenizer)
         os.replace(scratch / output.name, output)
         return target
     finally:

@@ -22,6 +22,7 @@ from tfbert.export.ops import check_servable
 from tfbert.export.sources import ExportSource, resolve_source
 from tfbert.export.tasks import (Classification, Embedding, FillMask, MultipleChoice, QuestionAnswering, Regression,
                                  ServingTask, Tagging)
+from tfbert.outputs import OutputExists, is_remote, locked, new_output
 from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
 
@@ -97,6 +98,7 @@ def export_saved_model(
     pooling: str = "mean",
     task_options: dict | None = None,
     languages: Sequence[str] | None = None,
+    overwrite: bool = False,
 ) -> Path:
     """Writes `output_dir/name/version/`, a SavedModel taking raw strings (see `tfbert.export.module`).
 
@@ -114,7 +116,9 @@ def export_saved_model(
             `no_answer_threshold`, `doc_stride`, `max_windows`) or `FillMask` (`top_k`, `max_masks`) options.
         languages: for an encoder with language embeddings (XLM, `n_langs > 1`), the names of the
             `language` input in id order; by default the Hugging Face folder's `lang2id`, else "0", "1", ...
+        overwrite: replace an existing `version` (by default refused: TF Serving versions are immutable).
 
+    The version folder is written under a temporary name and renamed when complete (`tfbert.outputs`).
     Returns the version folder.
     """
     resolved = resolve_source(source, pooling=pooling)
@@ -129,13 +133,29 @@ def export_saved_model(
         task.with_languages(_language_names(source, languages, config.num_languages))
     module = ServingModule(task, resolved.model, resolved.encoder, preprocessor, pair_preprocess=pair)
     root = Path(output_dir) / name
-    target = root / str(version if version is not None else next_version(root))
-    if target.exists():
-        raise FileExistsError(f"{target} already exists; TF Serving versions are immutable, pick another version")
-    tf.saved_model.save(module, str(target), signatures=module.signatures())
-    check_servable(target)
-    _write_metadata(target, task, preprocessor, pair)
+    with locked(root, flag="--name"):   # one export of NAME at a time picks a version
+        target = root / str(version if version is not None else next_version(root))
+        with version_folder(target, overwrite) as staging:
+            tf.saved_model.save(module, staging, signatures=module.signatures())
+            check_servable(Path(staging))
+            _write_metadata(Path(staging), task, preprocessor, pair)
     return target
+
+
+def version_folder(target: Path, overwrite: bool = False):
+    """`new_output` for a version folder: built under a temporary name (TF Serving skips it) and renamed, so a
+    stopped export leaves no version and its rerun writes the same number; an existing version only with
+    `overwrite`."""
+    check_version_free(target, overwrite)
+    return new_output(target, flag="--version", overwrite=overwrite, lock=False)
+
+
+def check_version_free(target: str | Path, overwrite: bool = False) -> None:
+    """Raises OutputExists for an existing version folder, unless `overwrite`."""
+    target = Path(target)
+    if target.exists() and not overwrite and not is_remote(target):
+        raise OutputExists(f"{target} already exists (TF Serving versions are immutable); give another --version, "
+                           "or add --overwrite to replace it")
 
 
 def _language_names(source, languages: Sequence[str] | None, count: int) -> list[str]:
@@ -170,6 +190,7 @@ def export_hub_pair(
     version: int = 1,
     sequence_length: int | None = None,
     pair: bool = False,
+    overwrite: bool = False,
 ) -> tuple[Path, Path]:
     """TF Hub's pair: `NAME_preprocess/VERSION` (strings to ids) and `NAME_encoder/VERSION` (ids to outputs).
 
@@ -189,8 +210,8 @@ def export_hub_pair(
     encoding = EncoderModule(resolved.encoder, resolved.model if resolved.task == "fill_mask" else None)
     preprocess_dir = Path(output_dir) / f"{name}_preprocess" / str(version)
     encoder_dir = Path(output_dir) / f"{name}_encoder" / str(version)
-    tf.saved_model.save(preprocessing, str(preprocess_dir), signatures=preprocessing.signatures())
-    tf.saved_model.save(encoding, str(encoder_dir), signatures=encoding.signatures())
-    for directory in (preprocess_dir, encoder_dir):
-        check_servable(directory)
+    for directory, module in ((preprocess_dir, preprocessing), (encoder_dir, encoding)):
+        with locked(directory.parent, flag="--name"), version_folder(directory, overwrite) as staging:
+            tf.saved_model.save(module, staging, signatures=module.signatures())
+            check_servable(Path(staging))
     return preprocess_dir, encoder_dir

@@ -163,7 +163,6 @@ def train_sentencepiece(
     sentences = (line.lower() for line in lines) if lowercase else lines
     model = sentencepiece_tokenizer.MODEL_FILE
     output = Path(output_dir)
-    output.mkdir(parents=True, exist_ok=True)
     proto = io.BytesIO()
     try:
         sentencepiece.SentencePieceTrainer.train(
@@ -185,6 +184,7 @@ def train_sentencepiece(
             raise
         raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {int(most.group(1)):,} SentencePiece "
                          f"pieces; give a size up to {int(most.group(1)):,} or more text") from None
+    output.mkdir(parents=True, exist_ok=True)   # only now: a failed training leaves no folder
     (output / model).write_bytes(proto.getvalue())
     tokenizer = SentencePieceTokenizer(output / model, lowercase=lowercase)
     tokenizer.save_assets(output)

@@ -22,6 +22,8 @@ import shutil
 import keras
 import tensorflow as tf
 
+from tfbert.interrupts import deferred
+
 
 def is_chief(strategy: tf.distribute.Strategy) -> bool:
     """True on the worker that owns `model_dir` (always true on a single machine)."""
@@ -129,4 +131,5 @@ class CheckpointEveryEpoch(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         done_epochs = epoch - self._first_epoch + 1
-        self.state.save(self.first_step + done_epochs * self.steps_per_epoch)
+        with deferred():   # Ctrl-C or SIGTERM during the write: after it, so the checkpoint is whole
+            self.state.save(self.first_step + done_epochs * self.steps_per_epoch)

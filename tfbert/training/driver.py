@@ -25,6 +25,7 @@ from tfbert.distribute.strategy import (
     resolve_strategy,
     strategy_kind,
 )
+from tfbert.interrupts import deferred
 from tfbert.training.checkpointing import CheckpointEveryEpoch, TrainingCheckpoint
 from tfbert.training.optimization import create_optimizer
 from tfbert.training.progress import StepLogger, stdout_is_terminal
@@ -323,4 +324,5 @@ def _keras_verbosity(verbose: str | int) -> int:
 def _export_encoder(model: keras.Model, model_dir: str, chief: bool) -> None:
     save_encoder = getattr(model, "save_encoder", None)
     if chief and callable(save_encoder):
-        save_encoder(os.path.join(model_dir, "encoder"))
+        with deferred():   # a signal meanwhile: after the file is whole
+            save_encoder(os.path.join(model_dir, "encoder"))

@@ -27,7 +27,8 @@ from pathlib import Path
 import tensorflow as tf
 import yaml
 
-TEMPORARY_MARK = ".tfbert-tmp-"
+from tfbert.outputs import CHECKPOINT_INDEX, TEMPORARY_MARK, temporary_name
+
 CONFIG_FILE = "config.yaml"
 TOKENIZER_FOLDER = "tokenizer"
 ENCODER_FILE = os.path.join("encoder", "encoder.keras")
@@ -35,12 +36,6 @@ ENCODER_FILE = os.path.join("encoder", "encoder.keras")
 
 class RunMismatch(ValueError):
     """The run directory already holds a run with another config or tokenizer."""
-
-
-def temporary_name(path: str) -> str:
-    """A name beside `path` for writing it before the rename: `DIR/.tfbert-tmp-<pid>-NAME`."""
-    folder, name = os.path.split(path)
-    return os.path.join(folder, f"{TEMPORARY_MARK}{os.getpid()}-{name}")
 
 
 def _first_difference(old: object, new: object, key: str = "") -> str:
@@ -75,21 +70,26 @@ def _tokenizer_difference(existing: str, staged: Path) -> str | None:
 def check_same_run(staged: str | Path, model_dir: str) -> None:
     """Raises RunMismatch when `model_dir` holds a `tokenizer/` or `config.yaml` other than the `staged` ones.
 
-    The tokenizer is compared first: another vocabulary also changes the config's `vocab_size`.
+    The tokenizer is compared first: another vocabulary also changes the config's `vocab_size`. A run
+    that never wrote a checkpoint (one that failed or was stopped before it) is no run to keep: its
+    assets are replaced, so a corrected rerun goes ahead.
     """
     staged = Path(staged)
+    if not tf.io.gfile.exists(f"{model_dir.rstrip('/')}/{CHECKPOINT_INDEX}"):
+        return   # no checkpoint yet: nothing was trained with the assets there, which are replaced
     config, tokenizer = f"{model_dir.rstrip('/')}/{CONFIG_FILE}", f"{model_dir.rstrip('/')}/{TOKENIZER_FOLDER}"
     if tf.io.gfile.exists(tokenizer) and (staged / TOKENIZER_FOLDER).is_dir():
         difference = _tokenizer_difference(tokenizer, staged)
         if difference:
             raise RunMismatch(f"{model_dir} holds a run with another tokenizer ({TOKENIZER_FOLDER}/: {difference}); "
-                              f"nothing was changed: resume it with --tokenizer {tokenizer}, or give another "
-                              "--model-dir")
+                              f"nothing was changed: resume it with --tokenizer {tokenizer}, give another "
+                              "--model-dir, or add --overwrite to replace it")
     if tf.io.gfile.exists(config):
         difference = _config_difference(config, staged)
         if difference:
             raise RunMismatch(f"{model_dir} holds a run with another config ({difference}); nothing was changed: "
-                              f"resume it with --config {config}, or give another --model-dir")
+                              f"resume it with --config {config}, give another --model-dir, or add --overwrite to "
+                              "replace it")
 
 
 def _same(staged: Path, target: str) -> bool:

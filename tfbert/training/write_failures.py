@@ -38,12 +38,12 @@ def last_complete_checkpoint(model_dir: str) -> str | None:
         return None
 
 
-def _resume_advice(model_dir: str) -> str:
+def _resume_advice(model_dir: str, fix: str = "free space") -> str:
     latest = last_complete_checkpoint(model_dir)
     if latest is None:
-        return "there is no complete checkpoint yet: free space and rerun the same command"
+        return f"there is no complete checkpoint yet: {fix} and rerun the same command"
     step = latest.rsplit("-", 1)[-1]
-    return (f"the last complete checkpoint is {latest} (step {step}): free space and rerun the same command to "
+    return (f"the last complete checkpoint is {latest} (step {step}): {fix} and rerun the same command to "
             "resume from it")
 
 
@@ -55,6 +55,9 @@ def write_failure_message(error: BaseException, model_dir: str) -> str | None:
                 "can write to")
     if _is_disk_full(error):
         return f"no space left on the disk of {model_dir} ({_first_line(error)}); {_resume_advice(model_dir)}"
+    if (isinstance(error, OSError) and error.errno == errno.EFBIG) or "file too large" in str(error).lower():
+        return (f"a file in {model_dir} outgrew the file-size limit, ulimit -f ({_first_line(error)}); "
+                f"{_resume_advice(model_dir, 'raise the limit')}")
     return None
 
 

@@ -1,0 +1,373 @@
+"""What the commands write: an existing output is refused naming --overwrite (and replaced whole with it), one
+writer per output, nothing left by a failure, and SIGINT / SIGTERM end a command in one line with 130 / 143."""
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tfbert.cli import main
+from tfbert.outputs import OutputExists, OutputRefused, new_output, run_folder
+
+COMMAND = "import sys; from tfbert.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def snapshot(folder):
+    """Every file and folder under `folder`, with each file's bytes."""
+    found = {}
+    for root, folders, files in os.walk(folder):
+        for name in folders:
+            found[os.path.relpath(os.path.join(root, name), folder)] = None
+        for name in files:
+            with open(os.path.join(root, name), "rb") as file:
+                found[os.path.relpath(os.path.join(root, name), folder)] = file.read()
+    return found
+
+
+def one_error_line(capsys, command):
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"tfbert {command}: error: ") and "\n" not in error, error
+    return error
+
+
+@pytest.fixture(scope="module")
+def tiny(assets, tmp_path_factory):
+    """A corpus of 5-sentence documents, a 200-token WordPiece vocabulary, a one-layer BERT config and its
+    encoder as a .keras file."""
+    import keras
+
+    from tfbert.config import load_config, save_config
+    from tfbert.models.encoder import Encoder
+    from tfbert.text.vocab_training import train_wordpiece
+
+    folder = tmp_path_factory.mktemp("outputs")
+    lines = assets("text/botchan.txt").read_text(encoding="utf-8").splitlines()[:60]
+    (folder / "corpus.txt").write_text("\n".join(line for index, line in enumerate(lines)
+                                                 for line in [line] + [""] * (index % 5 == 4)))
+    train_wordpiece(str(folder / "corpus.txt"), 200, folder / "vocab")
+    config = load_config("bert_tiny")
+    config = config.replace(encoder=config.encoder.replace(hidden_size=32, num_heads=2, intermediate_size=64,
+                                                           num_layers=1, max_positions=32, vocab_size=200))
+    save_config(config, folder / "tiny.yaml")
+    keras.utils.set_random_seed(0)
+    Encoder(config.encoder, name="encoder").save(folder / "encoder.keras")
+    return folder
+
+
+# --- tfbert.outputs -------------------------------------------------------------------------------------------
+
+
+def test_new_output_refuses_an_existing_file_or_folder_and_replaces_it_whole_with_overwrite(tmp_path):
+    (tmp_path / "vocab").mkdir()
+    (tmp_path / "vocab" / "old.txt").write_text("old")
+    (tmp_path / "silver.tsv").write_text("old")
+    before = snapshot(tmp_path)
+    for name in ("vocab", "silver.tsv"):
+        with pytest.raises(OutputExists, match=f"--output {tmp_path / name} already exists .*--overwrite"):
+            with new_output(tmp_path / name):
+                raise AssertionError("never reached: refused before the block")
+    assert snapshot(tmp_path) == before
+    with new_output(tmp_path / "vocab", overwrite=True) as staging:
+        os.mkdir(staging)
+        (tmp_path / staging / "new.txt").write_text("new")
+        assert os.listdir(tmp_path / "vocab") == ["old.txt"]   # untouched until the block ends
+    with new_output(tmp_path / "silver.tsv", overwrite=True) as staging:
+        open(staging, "w").write("new")
+    assert snapshot(tmp_path) == {"vocab": None, "vocab/new.txt": b"new", "silver.tsv": b"new"}
+
+
+def test_a_failed_or_interrupted_output_leaves_nothing_not_even_its_folders(tmp_path):
+    from tfbert.interrupts import Interrupted
+
+    (tmp_path / "kept.tsv").write_text("old")
+    for error in (ValueError("bad data"), Interrupted(signal.SIGTERM)):
+        with pytest.raises(type(error)):
+            with new_output(tmp_path / "a" / "b" / "model_dir") as staging:
+                os.mkdir(staging)
+                (tmp_path / staging / "best.keras").write_text("half")
+                raise error
+        with pytest.raises(type(error)):
+            with new_output(tmp_path / "kept.tsv", overwrite=True) as staging:
+                open(staging, "w").write("half")
+                raise error
+        assert snapshot(tmp_path) == {"kept.tsv": b"old"}
+    assert "nothing was written, rerun the same command" in error.detail
+
+
+def test_overwrite_never_replaces_the_current_folder(tmp_path, monkeypatch):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_text("mine")
+    monkeypatch.chdir(tmp_path / "work")
+    with pytest.raises(OutputRefused, match="holds the current or home folder"):
+        with new_output(tmp_path, overwrite=True):
+            pass
+    assert (tmp_path / "work" / "notes.txt").read_text() == "mine"
+
+
+def test_run_folder_resumes_its_own_run_and_undoes_one_that_made_no_checkpoint(tmp_path):
+    run = tmp_path / "run"
+    with pytest.raises(ValueError):
+        with run_folder(run, "pretrain"):
+            (run / "config.yaml").write_text("architecture: bert\n")
+            raise ValueError("failed before the first checkpoint")
+    assert os.listdir(tmp_path) == []
+    with run_folder(run, "pretrain"):
+        (run / "config.yaml").write_text("architecture: bert\n")
+        (run / "checkpoint").write_text("ckpt-2")
+    with pytest.raises(ValueError):
+        with run_folder(run, "pretrain"):   # resumed: a failure keeps the run
+            raise ValueError("failed later")
+    assert sorted(os.listdir(run)) == ["checkpoint", "config.yaml"]
+    with run_folder(run, "pretrain", overwrite=True):   # a new run, even over one of its own kind
+        assert os.listdir(run) == []
+        (run / "checkpoint").write_text("ckpt-1")
+    assert os.listdir(tmp_path) == ["run"] and os.listdir(run) == ["checkpoint"]
+
+
+def test_run_folder_overwrite_keeps_the_old_folder_until_the_new_run_has_a_checkpoint(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "task.json").write_text("{}")   # a finetune model dir, not a pretraining run
+    with pytest.raises(OutputExists, match="not a tfbert pretrain run.*--overwrite"):
+        with run_folder(run, "pretrain"):
+            pass
+    with pytest.raises(ValueError):
+        with run_folder(run, "pretrain", overwrite=True):
+            assert os.listdir(run) == []
+            raise ValueError("failed before the first checkpoint")
+    assert snapshot(tmp_path) == {"run": None, "run/task.json": b"{}"}
+    with run_folder(run, "pretrain", overwrite=True):
+        (run / "checkpoint").write_text("ckpt-1")
+    assert snapshot(tmp_path) == {"run": None, "run/checkpoint": b"ckpt-1"}
+
+
+def test_second_writer_of_an_output_is_refused_naming_the_first_and_a_killed_one_leaves_it_free(tmp_path):
+    from tfbert.output_lock import OutputBusy, OutputLock
+
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from tfbert.output_lock import OutputLock; "
+                               "lock = OutputLock(sys.argv[1]).__enter__(); print('held', flush=True); "
+                               "time.sleep(60)", str(tmp_path / "run")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(OutputBusy, match=f"another tfbert process \\(pid {holder.pid}\\) is writing to "):
+            with OutputLock(str(tmp_path / "run"), flag="--model-dir"):
+                pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with OutputLock(str(tmp_path / "run")):   # the kernel dropped the killed holder's lock
+        pass
+    assert os.listdir(tmp_path) == []
+
+
+# --- every writer refuses an existing output, before anything is written ---------------------------------------
+
+WRITERS = {
+    "vocab": ["vocab", "--kind", "wordpiece", "--data", "{corpus}", "--vocab-size", "100", "--output", "{out}"],
+    "vocab_add": ["vocab", "add", "{vocab}", "--tokens", "{corpus}", "--output", "{out}"],
+    "pretrain": ["pretrain", "--config", "{tiny}", "--tokenizer", "{vocab}", "--data", "{corpus}", "--steps", "2",
+                 "--sequence-length", "16", "--model-dir", "{out}"],
+    "finetune": ["finetune", "--pretrained", "{encoder}", "--train", "{corpus}", "--eval", "{corpus}",
+                 "--model-dir", "{out}"],
+    "distill": ["distill", "--teacher", "{encoder}", "--student", "{encoder}", "--parallel", "{corpus}",
+                "--model-dir", "{out}"],
+    "augment": ["augment", "--cross-encoder", "{encoder}", "--sentences", "{corpus}", "--pairs", "random",
+                "--output", "{out}"],
+    "export": ["export", "{encoder}", "--tokenizer", "{vocab}", "--name", "m", "--version", "1", "--output-dir",
+               "{out_parent}"],
+    "convert": ["convert", "huggingface", "{vocab}", "-o", "{out}"],
+    "to_huggingface": ["convert", "to-huggingface", "{encoder}", "-o", "{out}"],
+    "quickstart": ["quickstart", "--steps", "1", "--work-dir", "{out}"],
+}
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_every_writer_refuses_an_existing_output_in_one_line_naming_overwrite(tiny, tmp_path, capsys, writer):
+    out = tmp_path / ("m/1" if writer == "export" else "model.keras" if writer == "convert" else "out")
+    out.mkdir(parents=True)
+    (out / "mine.txt").write_text("not a tfbert output")
+    values = {"corpus": tiny / "corpus.txt", "vocab": tiny / "vocab", "tiny": tiny / "tiny.yaml",
+              "encoder": tiny / "encoder.keras", "out": out, "out_parent": tmp_path}
+    argv = [argument.format(**values) for argument in WRITERS[writer]]
+    before, inputs = snapshot(tmp_path), snapshot(tiny)
+    assert main(argv) == 2
+    error = one_error_line(capsys, argv[0])
+    assert "already exists" in error and "--overwrite" in error
+    assert snapshot(tmp_path) == before and snapshot(tiny) == inputs
+
+
+def test_vocab_and_vocab_add_with_overwrite_replace_the_folder_whole(tiny, tmp_path, capsys):
+    out = tmp_path / "vocab"
+    out.mkdir()
+    (out / "mine.txt").write_text("old")
+    corpus = str(tiny / "corpus.txt")
+    assert main(["vocab", "--kind", "wordpiece", "--data", corpus, "--vocab-size", "150", "--output", str(out),
+                 "--overwrite"]) == 0
+    assert sorted(os.listdir(out)) == ["tokenizer_config.json", "vocab.txt"]
+    assert len((out / "vocab.txt").read_text().splitlines()) == 150
+    (tmp_path / "words.txt").write_text("zyzzyva\n")
+    assert main(["vocab", "add", str(out), "--tokens", str(tmp_path / "words.txt"), "--output", str(out),
+                 "--overwrite"]) == 0
+    assert (out / "vocab.txt").read_text().splitlines()[-1] == "zyzzyva"
+    assert sorted(os.listdir(tmp_path)) == ["vocab", "words.txt"]
+    assert "with 151 tokens" in capsys.readouterr().out
+
+
+def test_two_finetune_runs_on_one_model_dir_the_second_is_refused(tiny, tmp_path, capsys):
+    run = tmp_path / "run"
+    first = subprocess.Popen([sys.executable, "-c", "import sys, time; from tfbert.outputs import new_output; "
+                              "claim = new_output(sys.argv[1], flag='--model-dir'); claim.__enter__(); "
+                              "print('writing', flush=True); time.sleep(60)", str(run)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout.readline().strip() == "writing"
+        before = snapshot(tmp_path)
+        assert main(["finetune", "--pretrained", str(tiny / "encoder.keras"), "--train", str(tiny / "corpus.txt"),
+                     "--eval", str(tiny / "corpus.txt"), "--model-dir", str(run)]) == 2
+        error = one_error_line(capsys, "finetune")
+        assert f"another tfbert process (pid {first.pid}) is writing to {run}; wait for it to finish or give " \
+               "another --model-dir" in error
+        assert snapshot(tmp_path) == before
+    finally:
+        first.kill()
+        first.wait()
+
+
+# --- a failed first run never blocks the corrected rerun -------------------------------------------------------
+
+
+def pretrain_argv(tiny, run, *extra):
+    return ["pretrain", "--config", str(tiny / "tiny.yaml"), "--tokenizer", str(tiny / "vocab"), "--data",
+            str(tiny / "corpus.txt"), "--model-dir", str(run), "--batch-size", "2", "--sequence-length", "16",
+            "--max-predictions", "2", "--shuffle-buffer", "0", "--strategy", "cpu", "--seed", "0", *extra]
+
+
+@pytest.mark.slow
+def test_pretrain_failing_after_its_assets_leaves_nothing_and_the_corrected_rerun_trains(tiny, tmp_path, capsys,
+                                                                                        monkeypatch):
+    import tfbert.training.pretraining
+
+    real_train = tfbert.training.pretraining.train
+
+    def fails(*args, **kwargs):   # as a bad flag found once the run's assets are written
+        raise ValueError("the first run failed")
+
+    run = tmp_path / "runs" / "a"
+    monkeypatch.setattr(tfbert.training.pretraining, "train", fails)
+    assert main(pretrain_argv(tiny, run, "--steps", "1", "--sequence-length", "12")) == 2
+    assert "the first run failed" in one_error_line(capsys, "pretrain")
+    assert os.listdir(tmp_path) == []
+    monkeypatch.setattr(tfbert.training.pretraining, "train", real_train)
+    assert main(pretrain_argv(tiny, run, "--steps", "1")) == 0
+    assert "trained to step 1 of 1" in capsys.readouterr().out
+    assert {"checkpoint", "config.yaml", "preprocessor.json", "tokenizer", "encoder"} <= set(os.listdir(run))
+
+
+def test_assets_of_a_run_with_no_checkpoint_are_replaced_not_held_against_the_rerun(tiny, tmp_path):
+    from tfbert.config import load_config
+    from tfbert.text import load_tokenizer
+    from tfbert.training.pretraining import config_for_tokenizer, save_run_assets
+    from tfbert.training.run_assets import RunMismatch
+
+    tokenizer = load_tokenizer(tiny / "vocab")
+    config = config_for_tokenizer(load_config(tiny / "tiny.yaml"), tokenizer)
+    other = config.replace(encoder=config.encoder.replace(num_layers=2))
+    save_run_assets(config, tokenizer, str(tmp_path), sequence_length=16)   # as a SIGKILLed first run left them
+    save_run_assets(other, tokenizer, str(tmp_path), sequence_length=16)
+    assert "num_layers: 2" in (tmp_path / "config.yaml").read_text()
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "ckpt-1"\n')
+    with pytest.raises(RunMismatch, match="another config .*--overwrite"):
+        save_run_assets(config, tokenizer, str(tmp_path), sequence_length=16)
+
+
+# --- export: whole versions, or none ---------------------------------------------------------------------------
+
+
+def export_argv(tiny, output_dir, *extra):
+    return ["export", str(tiny / "encoder.keras"), "--tokenizer", str(tiny / "vocab"), "--name", "m",
+            "--output-dir", str(output_dir), "--sequence-length", "16", *extra]
+
+
+def test_export_overwrite_replaces_a_version_and_a_file_size_limit_leaves_nothing(tiny, tmp_path, capsys):
+    assert main(export_argv(tiny, tmp_path)) == 0
+    (tmp_path / "m" / "1" / "mine.txt").write_text("old")
+    assert main(export_argv(tiny, tmp_path, "--version", "1")) == 2
+    assert "TF Serving versions are immutable" in one_error_line(capsys, "export")
+    assert main(export_argv(tiny, tmp_path, "--version", "1", "--overwrite")) == 0
+    assert not (tmp_path / "m" / "1" / "mine.txt").exists() and (tmp_path / "m" / "1" / "saved_model.pb").is_file()
+    capsys.readouterr()
+    before = snapshot(tmp_path)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (16_000, hard))   # as `ulimit -f 16`: writes past 16 kB fail
+    try:
+        code = main(export_argv(tiny, tmp_path))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert code == 2
+    error = one_error_line(capsys, "export")
+    assert f"cannot write {tmp_path / 'm' / '2'}" in error and "file-size limit" in error
+    assert f"nothing was written to {tmp_path / 'm' / '2'}" in error
+    assert snapshot(tmp_path) == before
+
+
+# --- SIGINT and SIGTERM ----------------------------------------------------------------------------------------
+
+
+def start(argv):
+    return subprocess.Popen([sys.executable, "-c", COMMAND, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def signal_when(process, ready, signal_number, deadline_s=600):
+    """Sends `signal_number` to `process` once `ready()` holds; returns its exit status and stderr's last line."""
+    start_time = time.monotonic()
+    while not ready():
+        assert process.poll() is None, process.communicate()[1][-3000:]
+        assert time.monotonic() - start_time < deadline_s, "no progress to interrupt"
+        time.sleep(0.005)
+    process.send_signal(signal_number)
+    _, stderr = process.communicate(timeout=deadline_s)
+    return process.returncode, stderr.strip().splitlines()[-1]
+
+
+def leftovers(folder):
+    return [path for path in snapshot(folder) if ".tfbert-" in path or path.endswith("_temp")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_pretrain_stopped_by_a_signal_says_where_to_resume_and_exits_128_plus_the_signal(tiny, tmp_path,
+                                                                                          signal_number):
+    import tensorflow as tf
+
+    run = tmp_path / "run"
+    process = start(pretrain_argv(tiny, run, "--steps", "100000", "--checkpoint-every", "2"))
+    status, line = signal_when(process, lambda: (run / "checkpoint").is_file(), signal_number)
+    assert status == 128 + signal_number
+    latest = tf.train.latest_checkpoint(str(run))
+    step = int(line.split(" at step ")[1].split(";")[0])
+    assert line == (f"tfbert pretrain: interrupted by {signal.Signals(signal_number).name} at step {step}; "
+                    f"rerun the same command to resume from {latest}")
+    assert int(latest.rsplit("-", 1)[1]) <= step
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_export_stopped_by_a_signal_leaves_no_version_so_the_rerun_writes_the_same_one(tiny, tmp_path,
+                                                                                        signal_number):
+    from tfbert.export.saved_model import next_version
+
+    models = tmp_path / "models"
+
+    def building():
+        return (models / "m").is_dir() and any(name.startswith(".tfbert-tmp-") for name in os.listdir(models / "m"))
+
+    status, line = signal_when(start(export_argv(tiny, models)), building, signal_number)
+    assert status == 128 + signal_number
+    assert line == (f"tfbert export: interrupted by {signal.Signals(signal_number).name} before {models / 'm' / '1'} "
+                    "was complete; nothing was written, rerun the same command")
+    assert snapshot(tmp_path) == {} and next_version(models / "m") == 1

@@ -1,0 +1,102 @@
+"""SIGINT and SIGTERM as an exception, so a command stops where it is and removes what it had not finished.
+
+Python turns SIGINT into `KeyboardInterrupt` but lets SIGTERM kill the process on the spot, before
+any cleanup; `signals_raise()` makes both raise `Interrupted` (a `KeyboardInterrupt`), which the
+command line reports in one line and exits 130 / 143 (128 + the signal's number). A second signal
+while the first unwinds is only recorded: cleanup is not cut short. The signal is also recorded, so
+`check()` catches one that library code swallowed (an exception raised in a finalizer is printed
+and dropped) before an output is put in place.
+
+    >>> with signals_raise():
+    ...     run_command()          # Ctrl-C or `kill PID`: Interrupted, with .exit_status 130 or 143
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from typing import Iterator
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+_received: list[int] = []
+
+
+class Interrupted(KeyboardInterrupt):
+    """A command stopped by SIGINT or SIGTERM; `detail` says where it stopped and what a rerun does."""
+
+    def __init__(self, signal_number: int, detail: str | None = None):
+        super().__init__(signal.Signals(signal_number).name)
+        self.signal_number = signal_number
+        self.detail = detail
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + self.signal_number
+
+    def message(self) -> str:
+        """`interrupted by SIGTERM at step 40; rerun ...`: the signal, then `detail` (which begins with where)."""
+        name = signal.Signals(self.signal_number).name
+        return f"interrupted by {name} {self.detail}" if self.detail else f"interrupted by {name}"
+
+
+# The signals received since `signals_raise` began, whether one was raised, and how deep in `deferred` blocks.
+_state = {"raised": False, "deferring": 0}
+
+
+def _raise(signal_number: int, frame) -> None:
+    _received.append(signal_number)
+    if not _state["raised"] and not _state["deferring"]:
+        _state["raised"] = True
+        raise Interrupted(signal_number)
+
+
+@contextlib.contextmanager
+def signals_raise() -> Iterator[None]:
+    """Within the block SIGINT and SIGTERM raise `Interrupted` (the first one; later ones are recorded)."""
+    previous = {number: signal.getsignal(number) for number in SIGNALS}
+    _received.clear()
+    _state.update(raised=False, deferring=0)
+    for number in SIGNALS:
+        signal.signal(number, _raise)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """A block that a signal does not cut: one that comes meanwhile raises `Interrupted` when it ends.
+
+    For writes that must finish once begun: a checkpoint, the renames that put an output in place.
+
+    Example:
+        >>> with deferred():
+        ...     manager.save()
+    """
+    _state["deferring"] += 1
+    try:
+        yield
+    finally:
+        _state["deferring"] -= 1
+    if not _state["deferring"] and _received and not _state["raised"]:
+        _state["raised"] = True
+        raise Interrupted(_received[0])
+
+
+def received() -> Interrupted | None:
+    """The first signal since `signals_raise` began, as an `Interrupted` (None: none came)."""
+    return Interrupted(_received[0]) if _received else None
+
+
+def check() -> None:
+    """Raises `Interrupted` if a signal came (and was swallowed) since `signals_raise` began."""
+    if _received:
+        raise Interrupted(_received[0])
+
+
+def as_interrupted(error: KeyboardInterrupt) -> Interrupted:
+    """`error` itself, or a plain KeyboardInterrupt (raised before `signals_raise`) as a SIGINT."""
+    return error if isinstance(error, Interrupted) else Interrupted(signal.SIGINT)

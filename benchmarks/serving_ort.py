@@ -5,7 +5,9 @@ same weights on the same Botchan lines (the test assets):
 
 - tfbert: `export_saved_model` of a `SentenceEmbedder` (mean pooling, unit length) on the converted
   checkpoint, loaded with `tf.saved_model.load` and called on raw strings (`serving_default`: tokenizer,
-  packing and encoder in one graph).
+  packing and encoder in one graph); twice: the default export, and one with `xla_max_batch`
+  (`--xla-max-batch`, default 4: requests of up to that many texts run an XLA-compiled encoder at bucketed
+  lengths, `tfbert.export.compiled`).
 - ONNX Runtime, the optimised CPU path sentence-transformers offers: `torch.onnx.export` of
   `transformers.BertModel` (eager attention, so the fusions apply), `onnxruntime.transformers.optimizer`
   BERT fusions (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu), an
@@ -49,11 +51,13 @@ from sentence_embeddings_common import MINILM_DIMENSION, botchan_lines, minilm_f
 SEQUENCE_LENGTH = 128
 NUM_HEADS = 12
 THROUGHPUT_BATCHES = (32, 64)
+ORT = "ONNX Runtime (fused BERT) + tokenizers"
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
-def tfbert_embedder(checkpoint: Path, directory: str):
-    """Strings -> unit-length embeddings through tfbert's exported SavedModel (`serving_default`)."""
+def tfbert_embedder(checkpoint: Path, directory: str, xla_max_batch: int | None = None):
+    """Strings -> unit-length embeddings through tfbert's exported SavedModel (`serving_default`), exported
+    with `xla_max_batch` (`tfbert.export.compiled`) where given."""
     import tensorflow as tf
 
     from tfbert.convert.huggingface import load_huggingface
@@ -62,10 +66,16 @@ def tfbert_embedder(checkpoint: Path, directory: str):
     from tfbert.text import WordPieceTokenizer
 
     model = SentenceEmbedder(load_huggingface(checkpoint), pooling="mean", normalize=True)
-    path = export_saved_model(model, "minilm", tokenizer=WordPieceTokenizer(checkpoint / "vocab.txt"),
-                              output_dir=directory, sequence_length=SEQUENCE_LENGTH)
-    signature = tf.saved_model.load(str(path)).signatures["serving_default"]
-    return lambda texts: signature(text=tf.constant(texts))["embedding"].numpy()
+    path = export_saved_model(model, f"minilm_xla{xla_max_batch or 0}",
+                              tokenizer=WordPieceTokenizer(checkpoint / "vocab.txt"), output_dir=directory,
+                              sequence_length=SEQUENCE_LENGTH, xla_max_batch=xla_max_batch)
+    signatures = tf.saved_model.load(str(path)).signatures
+
+    def embed(texts):
+        return signatures["serving_default"](text=tf.constant(texts))["embedding"].numpy()
+
+    embed.tokenize = lambda texts: signatures["preprocess"](text=tf.constant(texts))["input_word_ids"].numpy()
+    return embed
 
 
 def onnx_model(checkpoint: Path, directory: str) -> str:
@@ -112,6 +122,9 @@ def ort_embedder(checkpoint: Path, directory: str, threads: int):
     session = onnxruntime.InferenceSession(onnx_model(checkpoint, directory), options,
                                            providers=["CPUExecutionProvider"])
 
+    def tokenize(texts):
+        return tokenizer.encode_batch(texts)
+
     def embed(texts):
         encodings = tokenizer.encode_batch(texts)
         ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
@@ -121,7 +134,18 @@ def ort_embedder(checkpoint: Path, directory: str, threads: int):
         pooled = (hidden * weights).sum(1) / np.maximum(weights.sum(1), 1.0)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
+    embed.tokenize = tokenize
     return embed
+
+
+def warm_up(embed, texts: list[str]) -> None:
+    """One call on each of 16 texts spread from the shortest to the longest (every length bucket an XLA export
+    compiles), then one per throughput batch size, so no compilation falls in a measurement."""
+    ordered = sorted(texts, key=len)
+    for index in range(16):
+        embed([ordered[index * (len(ordered) - 1) // 15]])
+    for batch in THROUGHPUT_BATCHES:
+        embed(texts[:batch])
 
 
 def latencies(embed, texts: list[str]) -> list[float]:
@@ -151,7 +175,8 @@ def throughput(embed, texts: list[str], batch: int, seconds: float) -> float:
 def measure_round(embed, texts: list[str], requests: int, seconds: float, offset: int) -> dict[str, float]:
     """One round's batch-1 p50 / p99 ms (texts from `offset`, so rounds see different lines) and rates."""
     times = latencies(embed, texts[offset:offset + requests])
-    result = {"p50": float(np.percentile(times, 50)), "p99": float(np.percentile(times, 99))}
+    result = {"p50": float(np.percentile(times, 50)), "p99": float(np.percentile(times, 99)),
+              "tokenize p50": float(np.percentile(latencies(embed.tokenize, texts[offset:offset + requests]), 50))}
     for batch in THROUGHPUT_BATCHES:
         result[f"batch {batch}"] = throughput(embed, texts, batch, seconds)
     return result
@@ -184,24 +209,46 @@ def machine_lines(threads: int) -> list[str]:
             f"Load average (1, 5, 15 min) before: {load}."]
 
 
-def table(results: dict[str, list[dict[str, float]]], differences: dict[str, float], rounds: int) -> list[str]:
-    """The Markdown table: medians over the rounds, then tfbert / ORT ratios (per round, then their median)."""
-    columns = ["p50", "p99"] + [f"batch {batch}" for batch in THROUGHPUT_BATCHES]
-    lines = [f"| system | batch 1 p50 ms | batch 1 p99 ms | "
-             + " | ".join(f"{column} sentences/s" for column in columns[2:]) + " | max abs diff to sentence-transformers |",
+COLUMNS = ["p50", "p99"] + [f"batch {batch}" for batch in THROUGHPUT_BATCHES]
+
+
+def median(measured: list[dict[str, float]], column: str) -> float:
+    return statistics.median(round_[column] for round_ in measured)
+
+
+def table(results: dict[str, list[dict[str, float]]], differences: dict[str, float]) -> list[str]:
+    """The Markdown table: a row of medians over the rounds per system, then a row per tfbert export of its
+    ratios to ORT (the median of the per-round ratios)."""
+    lines = ["| system | batch 1 p50 ms | batch 1 p99 ms | "
+             + " | ".join(f"{column} sentences/s" for column in COLUMNS[2:]) + " | max abs diff to sentence-transformers |",
              "|---|---:|---:|" + "---:|" * len(THROUGHPUT_BATCHES) + "---:|"]
     for name, measured in results.items():
-        medians = [statistics.median(round_[column] for round_ in measured) for column in columns]
-        lines.append(f"| {name} | {medians[0]:.2f} | {medians[1]:.2f} | "
-                     + " | ".join(f"{value:.0f}" for value in medians[2:]) + f" | {differences[name]:.1e} |")
-    tfbert, ort = results.values()
-    ratios = {column: [a[column] / b[column] for a, b in zip(tfbert, ort)] for column in columns}
-    lines.append("| tfbert / ORT (median of per-round ratios) | "
-                 + " | ".join(f"{statistics.median(ratios[column]):.2f}x" for column in columns) + " | |")
-    lines.append("")
-    lines.append(f"Per-round ratios over {rounds} rounds (latency: lower is better for tfbert; throughput: higher):")
-    for column in columns:
-        lines.append(f"- {column}: " + ", ".join(f"{ratio:.2f}x" for ratio in ratios[column]))
+        lines.append(f"| {name} | {median(measured, 'p50'):.2f} | {median(measured, 'p99'):.2f} | "
+                     + " | ".join(f"{median(measured, column):.0f}" for column in COLUMNS[2:])
+                     + f" | {differences[name]:.1e} |")
+    for name, ratios in ratios_to_ort(results).items():
+        lines.append(f"| {name} / ORT | " + " | ".join(f"{statistics.median(ratios[column]):.2f}x" for column in COLUMNS)
+                     + " | |")
+    return lines
+
+
+def ratios_to_ort(results: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, list[float]]]:
+    """Each tfbert export's per-round ratios to ORT's measurement of the same round, by column."""
+    return {name: {column: [a[column] / b[column] for a, b in zip(measured, results[ORT])] for column in COLUMNS}
+            for name, measured in results.items() if name != ORT}
+
+
+def details(results: dict[str, list[dict[str, float]]]) -> list[str]:
+    """Where batch-1 time goes, and the ratios of every round."""
+    lines = ["Where batch-1 time goes (median ms): tokenizing (tfbert: the `preprocess` signature, tokenizing and "
+             "packing; ORT: `tokenizers.encode_batch`), and the rest (encoder, pooling, the call):"]
+    for name, measured in results.items():
+        tokenize, total = median(measured, "tokenize p50"), median(measured, "p50")
+        lines.append(f"- {name}: tokenizing {tokenize:.2f}, the rest {total - tokenize:.2f}")
+    lines += ["", "Per-round ratios (latency: below 1 is faster than ORT; throughput: above 1 is faster):"]
+    for name, ratios in ratios_to_ort(results).items():
+        lines.append(f"- {name} / ORT: " + "; ".join(
+            f"{column} " + ", ".join(f"{ratio:.2f}x" for ratio in ratios[column]) for column in COLUMNS))
     return lines
 
 
@@ -211,6 +258,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200, help="batch-1 calls per round")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per throughput measurement")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--xla-max-batch", type=int, default=4,
+                        help="the second tfbert export's xla_max_batch (requests of at most this many texts XLA-compiled)")
     parser.add_argument("--output", type=Path, help="also write the results (Markdown) here")
     args = parser.parse_args()
     set_threads(args.threads)
@@ -218,10 +267,14 @@ def main() -> None:
     checkpoint = minilm_folder()
     texts = botchan_lines(4096)
     with tempfile.TemporaryDirectory() as directory:
-        systems = {"tfbert SavedModel (strings in)": tfbert_embedder(checkpoint, directory),
-                   "ONNX Runtime (fused BERT) + tokenizers": ort_embedder(checkpoint, directory, args.threads)}
+        systems = {"tfbert SavedModel (strings in), default export": tfbert_embedder(checkpoint, directory),
+                   f"tfbert SavedModel (strings in), xla_max_batch={args.xla_max_batch}":
+                       tfbert_embedder(checkpoint, directory, args.xla_max_batch),
+                   ORT: ort_embedder(checkpoint, directory, args.threads)}
         reference = sentence_transformer(checkpoint, SEQUENCE_LENGTH).encode(texts[:64], convert_to_numpy=True)
         differences = {name: float(np.abs(embed(texts[:64]) - reference).max()) for name, embed in systems.items()}
+        for embed in systems.values():
+            warm_up(embed, texts)
         results = {name: [] for name in systems}
         for round_index in range(args.rounds):
             for name, embed in systems.items():
@@ -230,7 +283,7 @@ def main() -> None:
     load_after = " ".join(f"{value:.2f}" for value in os.getloadavg())
     lines = header + [f"Load average after: {load_after}.", "",
                       f"Command: `{' '.join(['python', 'benchmarks/serving_ort.py'] + sys.argv[1:])}`", ""]
-    lines += table(results, differences, args.rounds)
+    lines += table(results, differences) + [""] + details(results)
     print("\n".join(lines))
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -11,10 +11,11 @@ LONG = "a long text of many words that takes more than sixteen word pieces to to
 MAX_BATCH = 2
 
 
-def test_buckets_are_powers_of_two_up_to_the_sequence_length():
+def test_buckets_step_by_16_then_double_up_to_the_sequence_length():
     compilation = SmallBatchCompilation(max_batch=6)
-    assert compilation.lengths(128) == (16, 32, 64, 128)
-    assert compilation.lengths(100) == (16, 32, 64, 100)
+    assert compilation.lengths(128) == (16, 32, 48, 64, 80, 96, 112, 128)
+    assert compilation.lengths(100) == (16, 32, 48, 64, 80, 96, 100)
+    assert compilation.lengths(512) == (16, 32, 48, 64, 80, 96, 112, 128, 256, 512)
     assert compilation.lengths(8) == (8,)
     assert compilation.row_buckets() == (1, 2, 4, 6)
     assert SmallBatchCompilation(buckets=(48, 8, 200)).lengths(128) == (8, 48, 128)

@@ -4,8 +4,8 @@ TensorFlow runs a graph op by op. For one short text the encoder's few hundred s
 dispatch than to compute, so an exported model answers a single request slower than a fused runtime
 (ONNX Runtime) does. XLA compiles the whole model call into a few fused kernels. It compiles once per
 input shape, so a small batch is padded to a bucketed shape first: its rows to the next power of two (up to
-`max_batch`, the padding rows repeating the first one) and its length to the next of `lengths` (16, 32,
-64, ... up to the sequence length); the padding rows are dropped from the outputs, and the padding
+`max_batch`, the padding rows repeating the first one) and its length to the next of `lengths` (every
+16 positions up to 128, then doubling up to the sequence length); the padding rows are dropped from the outputs, and the padding
 positions are masked out as any padding is. A process compiles at most `len(row_buckets) *
 len(lengths)` programs, each on the first request of its shape. Batches over `max_batch` rows keep
 the plain graph at the batch's longest row, where TensorFlow's own (oneDNN) kernels are faster than XLA:CPU's.
@@ -15,8 +15,8 @@ runs it as is.
 
 Example:
     >>> compiled = SmallBatchCompilation(max_batch=8)
-    >>> compiled.lengths(128), compiled.row_buckets()
-    ((16, 32, 64, 128), (1, 2, 4, 8))
+    >>> compiled.lengths(128), compiled.lengths(512), compiled.row_buckets()
+    ((16, 32, 48, 64, 80, 96, 112, 128), (16, 32, 48, 64, 80, 96, 112, 128, 256, 512), (1, 2, 4, 8))
     >>> outputs = compiled.call(run_model, packed_inputs, trim_padding)  # doctest: +SKIP
 """
 
@@ -27,15 +27,17 @@ from typing import Callable, Mapping
 
 import tensorflow as tf
 
-# The shortest length bucket: below it the encoder's cost no longer follows the length.
-SHORTEST_BUCKET = 16
+# Length buckets are this many positions apart up to `FINE_BUCKETS_UP_TO`, then double: a short text is
+# padded by at most 15 positions, and a long sequence length still gets few buckets.
+BUCKET_STEP = 16
+FINE_BUCKETS_UP_TO = 128
 
 Inputs = Mapping[str, tf.Tensor]
 
 
-def _powers_of_two(smallest: int, largest: int) -> tuple[int, ...]:
-    """`smallest`, twice that, ... while below `largest`, then `largest` itself."""
-    sizes, size = [], smallest
+def _doubling(smallest: int, largest: int, below: tuple[int, ...] = ()) -> tuple[int, ...]:
+    """`below`, then `smallest`, twice that, ... while below `largest`, then `largest` itself."""
+    sizes, size = list(below), smallest
     while size < largest:
         sizes.append(size)
         size *= 2
@@ -52,7 +54,8 @@ def _next_bucket(size: tf.Tensor, buckets: tuple[int, ...]) -> tf.Tensor:
 class SmallBatchCompilation:
     """Batches of at most `max_batch` rows run an XLA-compiled model call at bucketed shapes.
 
-    `buckets` are the lengths a small batch is padded to (by default 16, 32, 64, ... and the sequence length).
+    `buckets` are the lengths a small batch is padded to (by default every 16 up to 128, then doubling, and
+    the sequence length).
     """
 
     max_batch: int = 8
@@ -67,12 +70,13 @@ class SmallBatchCompilation:
     def lengths(self, sequence_length: int) -> tuple[int, ...]:
         """The length buckets for inputs packed to `sequence_length`, ascending, the last `sequence_length`."""
         if self.buckets is None:
-            return _powers_of_two(min(SHORTEST_BUCKET, sequence_length), sequence_length)
+            fine = range(BUCKET_STEP, min(FINE_BUCKETS_UP_TO, sequence_length) + 1, BUCKET_STEP)
+            return _doubling(fine[-1] if fine else sequence_length, sequence_length, tuple(fine)[:-1])
         return tuple(sorted({bucket for bucket in self.buckets if bucket < sequence_length} | {sequence_length}))
 
     def row_buckets(self) -> tuple[int, ...]:
         """The row counts a small batch is padded to: 1, 2, 4, ... up to `max_batch`."""
-        return _powers_of_two(1, self.max_batch)
+        return _doubling(1, self.max_batch)
 
     def call(self, function: Callable[[Inputs], dict], inputs: Inputs,
              trim: Callable[[Inputs], dict]) -> dict[str, tf.Tensor]:

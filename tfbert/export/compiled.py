@@ -1,14 +1,14 @@
 """Small batches through an XLA-compiled model at bucketed shapes: the batch-1 latency of a served SavedModel.
 
-TensorFlow runs a graph op by op. For one short text the encoder's few hundred small ops cost more to
-dispatch than to compute, so an exported model answers a single request slower than a fused runtime
+TensorFlow runs a graph op by op. For one short text the encoder's few hundred small ops cost about as much to
+dispatch as to compute, so an exported model answers a single request slower than a fused runtime
 (ONNX Runtime) does. XLA compiles the whole model call into a few fused kernels. It compiles once per
-input shape, so a small batch is padded to a bucketed shape first: its rows to the next power of two (up to
-`max_batch`, the padding rows repeating the first one) and its length to the next of `lengths` (every
-16 positions up to 128, then doubling up to the sequence length); the padding rows are dropped from the outputs, and the padding
-positions are masked out as any padding is. A process compiles at most `len(row_buckets) *
-len(lengths)` programs, each on the first request of its shape. Batches over `max_batch` rows keep
-the plain graph at the batch's longest row, where TensorFlow's own (oneDNN) kernels are faster than XLA:CPU's.
+input shape, so a small batch is padded to a bucketed shape first: its rows to the next power of two (up
+to `max_batch`; the padding rows repeat the first one and are dropped from the outputs) and its length to
+the next of `lengths` (every 16 positions up to 128, then doubling up to the sequence length; padding
+positions are masked out as any padding is). A process compiles at most `len(row_buckets) *
+len(lengths)` programs, each on the first request of its shape. Batches over `max_batch` rows keep the
+plain graph at the batch's longest row, where TensorFlow's own (oneDNN) kernels are faster than XLA:CPU's.
 
 TF Serving runs XLA:CPU only when started with `--xla_cpu_compilation_enabled=true`; `tf.saved_model.load`
 runs it as is.

@@ -4,7 +4,7 @@ import pytest
 import tensorflow as tf
 
 from tfbert.text import BytePairTokenizer, SentencePieceTokenizer, WordPieceTokenizer
-from tfbert.text._sharding import MIN_ROWS_PER_SHARD, in_shards
+from tfbert.text._sharding import MIN_ROWS_PER_SHARD, _sharded, in_shards
 
 
 def _texts(wiki_lines, korean_lines, botchan_lines):
@@ -41,16 +41,24 @@ def test_sharded_batches_equal_the_whole_batch(kind, assets, wiki_lines, korean_
     assert _outputs(tokenizer, 3, batches) == whole
 
 
+def shard_size_and_length(rows):
+    """Per row: the size of the shard it was tokenized in, and its length."""
+    size = tf.fill([tf.size(rows)], tf.size(rows))
+    return tf.RaggedTensor.from_tensor(tf.stack([size, tf.strings.length(rows)], 1))
+
+
 def test_shards_split_by_bytes_and_keep_row_order():
     strings = tf.constant(["a" * 90, "b", "c", "d" * 5, "e" * 100])
-
-    def shard_size_and_length(rows):
-        size = tf.fill([tf.size(rows)], tf.size(rows))
-        return tf.RaggedTensor.from_tensor(tf.stack([size, tf.strings.length(rows)], 1))
-
-    sharded = tf.function(lambda s: in_shards(shard_size_and_length, s, 2), input_signature=[tf.TensorSpec([None], tf.string)])
+    sharded = tf.function(lambda s: _sharded(shard_size_and_length, s, 2), input_signature=[tf.TensorSpec([None], tf.string)])
     # 202 bytes (a byte more per row): the first shard ends where the rows reach half of them.
     assert sharded(strings).to_list() == [[4, 90], [4, 1], [4, 1], [4, 5], [1, 100]]
+
+
+def test_small_batches_of_unknown_size_stay_whole_when_they_run():
+    sharded = tf.function(lambda s: in_shards(shard_size_and_length, s, 2), input_signature=[tf.TensorSpec([None], tf.string)])
+    small, large = 2 * MIN_ROWS_PER_SHARD - 1, 2 * MIN_ROWS_PER_SHARD
+    assert {row[0] for row in sharded(tf.constant(["x"] * small)).to_list()} == {small}
+    assert {row[0] for row in sharded(tf.constant(["x"] * large)).to_list()} == {MIN_ROWS_PER_SHARD}
 
 
 def test_small_static_batches_stay_whole():

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
     if args.sequence_length is not None and args.sequence_length < 8:
         raise CommandError(f"--sequence-length {args.sequence_length} is too short; use 8 or more")
-    for flag, value in (("--top-k", args.top_k), ("--max-masks", args.max_masks)):
+    for flag, value in (("--top-k", args.top_k), ("--max-masks", args.max_masks), ("--xla-max-batch", args.xla_max_batch)):
         if value is not None and value < 1:
             raise CommandError(f"{flag} {value}: give 1 or more")
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> None:
                                   version=args.version, sequence_length=args.sequence_length, label_names=labels,
                                   pair=pair, pooling=args.pooling, task_options=options,
                                   languages=args.languages.split(",") if args.languages else None,
-                                  overwrite=args.overwrite)
+                                  overwrite=args.overwrite,
+                                  xla_max_batch=args.xla_max_batch)
         print(f"wrote {path}")
         if args.hub_pair:
             for directory in export_hub_pair(args.source, args.name, tokenizer=args.tokenizer,
@@ -105,6 +106,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="question answering: windows read per context (default 16; the rest is not read)")
     export.add_argument("--languages", help="XLM with language embeddings: comma-separated names of the `language` "
                         "input, in id order (default: the checkpoint's lang2id, else 0,1,...)")
+    export.add_argument("--xla-max-batch", type=int,
+                        help="classification, regression, embeddings: requests of at most this many texts run an "
+                             "XLA-compiled model at bucketed lengths, for batch-1 latency (TF Serving needs "
+                             "--xla_cpu_compilation_enabled=true; see docs/serving-latency.md); default off")
     export.add_argument("--hub-pair", action="store_true",
                         help="also write NAME_preprocess/ and NAME_encoder/, TF Hub's preprocessing + encoder pair")
     add_precision_argument(export, default="fp32",

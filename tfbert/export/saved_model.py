@@ -17,6 +17,7 @@ import keras
 import tensorflow as tf
 
 from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
+from tfbert.export.compiled import SmallBatchCompilation
 from tfbert.export.module import EncoderModule, PreprocessingModule, ServingModule
 from tfbert.export.ops import check_servable
 from tfbert.export.sources import ExportSource, resolve_source
@@ -27,6 +28,8 @@ from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
 
 METADATA_FILE = "tfbert_export.json"
+# The tasks whose outputs are one per text, which `xla_max_batch` compiles (`tfbert.export.compiled`).
+COMPILED_TASKS = ("classification", "regression", "embedding")
 
 
 def next_version(model_root: str | Path) -> int:
@@ -39,16 +42,19 @@ def next_version(model_root: str | Path) -> int:
     return max(versions, default=0) + 1
 
 
-def _serving_task(task: str, model: keras.Model, label_names, pair: bool, options: dict) -> ServingTask:
+def _serving_task(task: str, model: keras.Model, label_names, pair: bool, options: dict,
+                  compilation: SmallBatchCompilation | None = None) -> ServingTask:
+    if compilation is not None and task not in COMPILED_TASKS:
+        raise ValueError(f"xla_max_batch applies to {', '.join(COMPILED_TASKS)} exports, not {task}; leave it out")
     if task == "classification":
         names = label_names or [str(index) for index in range(model.options["num_classes"])]
         if len(names) != model.options["num_classes"]:
             raise ValueError(f"{len(names)} label names for {model.options['num_classes']} classes")
-        return Classification(names, pair=pair)
+        return Classification(names, pair=pair, compilation=compilation)
     if task == "regression":
-        return Regression(pair=pair)
+        return Regression(pair=pair, compilation=compilation)
     if task == "embedding":
-        return Embedding(pair=False)
+        return Embedding(pair=False, compilation=compilation)
     if task == "tagging":
         names = label_names or [str(index) for index in range(model.options["num_tags"])]
         if len(names) != model.options["num_tags"]:
@@ -99,6 +105,7 @@ def export_saved_model(
     task_options: dict | None = None,
     languages: Sequence[str] | None = None,
     overwrite: bool = False,
+    xla_max_batch: int | None = None,
 ) -> Path:
     """Writes `output_dir/name/version/`, a SavedModel taking raw strings (see `tfbert.export.module`).
 
@@ -117,6 +124,9 @@ def export_saved_model(
         languages: for an encoder with language embeddings (XLM, `n_langs > 1`), the names of the
             `language` input in id order; by default the Hugging Face folder's `lang2id`, else "0", "1", ...
         overwrite: replace an existing `version` (by default refused: TF Serving versions are immutable).
+        xla_max_batch: classification, regression and embedding: batches of at most this many texts run
+            an XLA-compiled model at bucketed lengths (`tfbert.export.compiled`), for batch-1 latency;
+            TF Serving then needs `--xla_cpu_compilation_enabled=true`. Off by default.
 
     The version folder is written under a temporary name and renamed when complete (`tfbert.outputs`).
     Returns the version folder.
@@ -128,7 +138,8 @@ def export_saved_model(
     if languages and not config.num_languages:
         raise ValueError("languages given for an encoder without language embeddings; leave them out")
     preprocessor = export_preprocessor(resolved, tokenizer, sequence_length)
-    task = _serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}))
+    compilation = SmallBatchCompilation(xla_max_batch) if xla_max_batch else None
+    task = _serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}), compilation)
     if config.num_languages:
         task.with_languages(_language_names(source, languages, config.num_languages))
     module = ServingModule(task, resolved.model, resolved.encoder, preprocessor, pair_preprocess=pair)

@@ -26,6 +26,7 @@ import tensorflow as tf
 
 from tfbert.data.preprocessor import Preprocessor
 from tfbert.export import fill_mask, question_answering
+from tfbert.export.compiled import SmallBatchCompilation
 from tfbert.export.offsets import byte_to_char_offsets
 
 
@@ -33,13 +34,18 @@ def _call(model: keras.Model, inputs: Mapping[str, tf.Tensor], language_id: tf.T
           ) -> dict[str, tf.Tensor]:
     """The model's outputs on encoder inputs, floats as float32 whatever its dtype policy (the serving
     contract); with `language_id` (one per input row), every token gets that language."""
+    outputs = model(_with_language(inputs, language_id), training=False)
+    return {name: tf.cast(value, tf.float32) if value.dtype.is_floating else value for name, value in outputs.items()}
+
+
+def _with_language(inputs: Mapping[str, tf.Tensor], language_id: tf.Tensor | None) -> dict[str, tf.Tensor]:
+    """`inputs` with `language_ids` (`language_id` of each row at every token) where given."""
     inputs = dict(inputs)
     if language_id is not None:
         token_ids = inputs["token_ids"]
         rows = tf.reshape(language_id, [-1] + [1] * (token_ids.shape.rank - 1))
         inputs["language_ids"] = tf.broadcast_to(rows, tf.shape(token_ids))
-    outputs = model(inputs, training=False)
-    return {name: tf.cast(value, tf.float32) if value.dtype.is_floating else value for name, value in outputs.items()}
+    return inputs
 
 
 def language_ids(language: tf.Tensor, names: Sequence[str]) -> tf.Tensor:
@@ -83,15 +89,24 @@ class ServingTask(abc.ABC):
 
 
 class _TextTask(ServingTask):
-    def __init__(self, pair: bool = False):
+    """A text (or pair) in, per-text outputs out; with `compilation`, small batches run XLA-compiled
+    (`tfbert.export.compiled`)."""
+
+    def __init__(self, pair: bool = False, compilation: SmallBatchCompilation | None = None):
         self.pair = pair
+        self.compilation = compilation
         self.input_names = ("text", "text_pair") if pair else ("text",)
 
-    def encoder_inputs(self, preprocessor: Preprocessor, inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-        return preprocessor.trim_padding(preprocessor.pack(inputs["text"], inputs["text_pair"] if self.pair else None))
-
     def run(self, model: keras.Model, preprocessor: Preprocessor, inputs: Mapping[str, tf.Tensor]) -> dict:
-        return _call(model, self.encoder_inputs(preprocessor, inputs), self.language_id(inputs))
+        packed = preprocessor.pack(inputs["text"], inputs["text_pair"] if self.pair else None)
+        encoder_inputs = _with_language(packed, self.language_id(inputs))
+        if self.compilation is None:
+            return _call(model, preprocessor.trim_padding(encoder_inputs))
+        return self.compilation.call(lambda rows: _call(model, rows), encoder_inputs, preprocessor.trim_padding)
+
+    def metadata(self):
+        compiled = {"xla_max_batch": self.compilation.max_batch} if self.compilation else {}
+        return {**super().metadata(), **compiled}
 
 
 class Classification(_TextTask):
@@ -99,8 +114,9 @@ class Classification(_TextTask):
 
     name = "classification"
 
-    def __init__(self, label_names: Sequence[str], pair: bool = False):
-        super().__init__(pair)
+    def __init__(self, label_names: Sequence[str], pair: bool = False,
+                 compilation: SmallBatchCompilation | None = None):
+        super().__init__(pair, compilation)
         self.label_names = [str(label) for label in label_names]
 
     def serve(self, model, preprocessor, inputs):

@@ -17,7 +17,7 @@ import tensorflow as tf
 
 # Past this, a shard of a serving-sized batch is too small to pay for its ops.
 MAX_SHARDS = 8
-# A batch whose size is known when the graph is traced gets no shard of fewer rows.
+# A batch gets no shard of fewer rows (checked when traced where its size is known, else when it runs).
 MIN_ROWS_PER_SHARD = 32
 
 
@@ -41,6 +41,14 @@ def in_shards(tokenize: Callable, strings: tf.Tensor, shards: int):
         shards = min(shards, strings.shape[0] // MIN_ROWS_PER_SHARD)
     if shards <= 1:
         return tokenize(strings)
+    if strings.shape[0] is None:
+        # A batch whose size is known only when it runs (a served request) is sharded only if it is big enough.
+        return tf.cond(tf.size(strings) < 2 * MIN_ROWS_PER_SHARD, lambda: tokenize(strings),
+                       lambda: _sharded(tokenize, strings, shards))
+    return _sharded(tokenize, strings, shards)
+
+
+def _sharded(tokenize: Callable, strings: tf.Tensor, shards: int):
     costs = tf.cast(tf.strings.length(strings), tf.int64) + 1  # +1: an empty string still costs a little
     ends = tf.cumsum(costs)
     total = tf.reduce_sum(costs)

@@ -1,0 +1,295 @@
+"""Serving latency and throughput: tfbert's strings-in SavedModel beside ONNX Runtime, alternating in one process.
+
+Both compute all-MiniLM-L6-v2 sentence embeddings (mean pooling, unit length, 128 pieces at most) with the
+same weights on the same Botchan lines (the test assets):
+
+- tfbert: `export_saved_model` of a `SentenceEmbedder` (mean pooling, unit length) on the converted
+  checkpoint, loaded with `tf.saved_model.load` and called on raw strings (`serving_default`: tokenizer,
+  packing and encoder in one graph); twice: the default export, and one with `xla_max_batch`
+  (`--xla-max-batch`, default 4: requests of up to that many texts run an XLA-compiled encoder at bucketed
+  lengths, `tfbert.export.compiled`).
+- ONNX Runtime, the optimised CPU path sentence-transformers offers: `torch.onnx.export` of
+  `transformers.BertModel` (eager attention, so the fusions apply), `onnxruntime.transformers.optimizer`
+  BERT fusions (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu), an
+  `InferenceSession` at graph optimisation level ALL, Hugging Face `tokenizers` (truncate to 128, pad to
+  the batch's longest), mean pooling and L2 normalisation in NumPy.
+
+Both get the same threads (`--threads`, by default every core this process may run on): TensorFlow's
+intra-op and inter-op pools, ONNX Runtime's intra-op pool (sequential execution). Pin the process with
+`taskset` to measure on fixed cores. Each round measures batch-1 p50 / p99 latency over `--requests`
+calls and sentences/s at batch 32 and 64 over `--seconds`, tfbert then ORT; the table shows medians over
+`--rounds` and the ratios. The max |difference| column compares each system's embeddings of 64 lines to
+sentence-transformers' own (`SentenceTransformer([Transformer, Pooling("mean"), Normalize()])`, PyTorch).
+
+    nice -n 10 taskset -c 0,1 python benchmarks/serving_ort.py [--rounds 5] [--output benchmarks/results/serving_ort.md]
+"""
+
+from __future__ import annotations
+
+import sys
+
+# Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
+# shadow the standard library's `tokenize` module; move it to the end.
+if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
+    sys.path.append(sys.path.pop(0))
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import numpy as np  # noqa: E402
+
+from sentence_embeddings_common import MINILM_DIMENSION, botchan_lines, minilm_folder, sentence_transformer  # noqa: E402
+
+SEQUENCE_LENGTH = 128
+NUM_HEADS = 12
+THROUGHPUT_BATCHES = (32, 64)
+ORT = "ONNX Runtime (fused BERT) + tokenizers"
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def tfbert_embedder(checkpoint: Path, directory: str, xla_max_batch: int | None = None):
+    """Strings -> unit-length embeddings through tfbert's exported SavedModel (`serving_default`), exported
+    with `xla_max_batch` (`tfbert.export.compiled`) where given."""
+    import tensorflow as tf
+
+    from tfbert.convert.huggingface import load_huggingface
+    from tfbert.export import export_saved_model
+    from tfbert.tasks.models import SentenceEmbedder
+    from tfbert.text import WordPieceTokenizer
+
+    model = SentenceEmbedder(load_huggingface(checkpoint), pooling="mean", normalize=True)
+    path = export_saved_model(model, f"minilm_xla{xla_max_batch or 0}",
+                              tokenizer=WordPieceTokenizer(checkpoint / "vocab.txt"), output_dir=directory,
+                              sequence_length=SEQUENCE_LENGTH, xla_max_batch=xla_max_batch)
+    signatures = tf.saved_model.load(str(path)).signatures
+
+    def embed(texts):
+        return signatures["serving_default"](text=tf.constant(texts))["embedding"].numpy()
+
+    embed.tokenize = lambda texts: signatures["preprocess"](text=tf.constant(texts))["input_word_ids"].numpy()
+    return embed
+
+
+def onnx_model(checkpoint: Path, directory: str) -> str:
+    """all-MiniLM-L6-v2 as ONNX (`torch.onnx.export`) with onnxruntime's BERT fusions; the optimised file's path."""
+    import torch
+    import transformers
+    from onnxruntime.transformers import optimizer
+
+    bert = transformers.BertModel.from_pretrained(str(checkpoint), attn_implementation="eager").eval()
+
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.bert(input_ids=input_ids, attention_mask=attention_mask,
+                             token_type_ids=token_type_ids).last_hidden_state
+
+    exported, optimised = Path(directory) / "minilm.onnx", Path(directory) / "minilm_fused.onnx"
+    ids = torch.ones(2, 16, dtype=torch.long)
+    axes = {name: {0: "batch", 1: "sequence"} for name in ONNX_INPUTS + ("last_hidden_state",)}
+    torch.onnx.export(LastHiddenState(), (ids, ids, torch.zeros_like(ids)), str(exported), input_names=list(ONNX_INPUTS),
+                      output_names=["last_hidden_state"], dynamic_axes=axes, opset_version=17, dynamo=False)
+    fused = optimizer.optimize_model(str(exported), model_type="bert", num_heads=NUM_HEADS,
+                                     hidden_size=MINILM_DIMENSION)
+    fused.save_model_to_file(str(optimised))
+    return str(optimised)
+
+
+def ort_embedder(checkpoint: Path, directory: str, threads: int):
+    """Strings -> unit-length embeddings: `tokenizers`, the fused ONNX model in onnxruntime, NumPy pooling."""
+    import onnxruntime
+    import tokenizers
+
+    tokenizer = tokenizers.Tokenizer.from_file(str(checkpoint / "tokenizer.json"))
+    tokenizer.enable_truncation(SEQUENCE_LENGTH)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = onnxruntime.InferenceSession(onnx_model(checkpoint, directory), options,
+                                           providers=["CPUExecutionProvider"])
+
+    def tokenize(texts):
+        return tokenizer.encode_batch(texts)
+
+    def embed(texts):
+        encodings = tokenizer.encode_batch(texts)
+        ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
+        mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(1) / np.maximum(weights.sum(1), 1.0)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+    embed.tokenize = tokenize
+    return embed
+
+
+def warm_up(embed, texts: list[str]) -> None:
+    """One call on each of 16 texts spread from the shortest to the longest (every length bucket an XLA export
+    compiles), then one per throughput batch size, so no compilation falls in a measurement."""
+    ordered = sorted(texts, key=len)
+    for index in range(16):
+        embed([ordered[index * (len(ordered) - 1) // 15]])
+    for batch in THROUGHPUT_BATCHES:
+        embed(texts[:batch])
+
+
+def latencies(embed, texts: list[str]) -> list[float]:
+    """Milliseconds of one single-string call per text, after 10 warm-up calls."""
+    for text in texts[:10]:
+        embed([text])
+    times = []
+    for text in texts:
+        start = time.perf_counter()
+        embed([text])
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def throughput(embed, texts: list[str], batch: int, seconds: float) -> float:
+    """Sentences per second in consecutive batches of `batch` texts for `seconds`, after one warm-up batch."""
+    batches = [texts[start:start + batch] for start in range(0, len(texts) - batch + 1, batch)]
+    embed(batches[0])
+    done, index, start = 0, 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        embed(batches[index % len(batches)])
+        done += batch
+        index += 1
+    return done / (time.perf_counter() - start)
+
+
+def measure_round(embed, texts: list[str], requests: int, seconds: float, offset: int) -> dict[str, float]:
+    """One round's batch-1 p50 / p99 ms (texts from `offset`, so rounds see different lines) and rates."""
+    times = latencies(embed, texts[offset:offset + requests])
+    result = {"p50": float(np.percentile(times, 50)), "p99": float(np.percentile(times, 99)),
+              "tokenize p50": float(np.percentile(latencies(embed.tokenize, texts[offset:offset + requests]), 50))}
+    for batch in THROUGHPUT_BATCHES:
+        result[f"batch {batch}"] = throughput(embed, texts, batch, seconds)
+    return result
+
+
+def set_threads(threads: int) -> None:
+    """The same thread count for every runtime in this process (before TensorFlow runs any op)."""
+    import tensorflow as tf
+    import torch
+
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.threading.set_inter_op_parallelism_threads(threads)
+    torch.set_num_threads(threads)
+
+
+def machine_lines(threads: int) -> list[str]:
+    """CPU, cores, affinity, threads, load and versions, for the results' header."""
+    import onnxruntime
+    import tensorflow as tf
+    import torch
+
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), "unknown CPU")
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    return [f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {cpu}, {os.cpu_count()} cores, "
+            f"this process pinned to {len(os.sched_getaffinity(0))} "
+            f"(shared with other engineers' jobs: the load average counts them).",
+            f"Threads: {threads} for each system (TensorFlow intra-op and inter-op, onnxruntime intra-op, sequential).",
+            f"Versions: TensorFlow {tf.__version__}, onnxruntime {onnxruntime.__version__}, torch {torch.__version__}.",
+            f"Load average (1, 5, 15 min) before: {load}."]
+
+
+COLUMNS = ["p50", "p99"] + [f"batch {batch}" for batch in THROUGHPUT_BATCHES]
+
+
+def median(measured: list[dict[str, float]], column: str) -> float:
+    return statistics.median(round_[column] for round_ in measured)
+
+
+def table(results: dict[str, list[dict[str, float]]], differences: dict[str, float]) -> list[str]:
+    """The Markdown table: a row of medians over the rounds per system, then a row per tfbert export of its
+    ratios to ORT (the median of the per-round ratios)."""
+    lines = ["| system | batch 1 p50 ms | batch 1 p99 ms | "
+             + " | ".join(f"{column} sentences/s" for column in COLUMNS[2:]) + " | max abs diff to sentence-transformers |",
+             "|---|---:|---:|" + "---:|" * len(THROUGHPUT_BATCHES) + "---:|"]
+    for name, measured in results.items():
+        lines.append(f"| {name} | {median(measured, 'p50'):.2f} | {median(measured, 'p99'):.2f} | "
+                     + " | ".join(f"{median(measured, column):.0f}" for column in COLUMNS[2:])
+                     + f" | {differences[name]:.1e} |")
+    for name, ratios in ratios_to_ort(results).items():
+        lines.append(f"| {name} / ORT | " + " | ".join(f"{statistics.median(ratios[column]):.2f}x" for column in COLUMNS)
+                     + " | |")
+    return lines
+
+
+def ratios_to_ort(results: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, list[float]]]:
+    """Each tfbert export's per-round ratios to ORT's measurement of the same round, by column."""
+    return {name: {column: [a[column] / b[column] for a, b in zip(measured, results[ORT])] for column in COLUMNS}
+            for name, measured in results.items() if name != ORT}
+
+
+def details(results: dict[str, list[dict[str, float]]]) -> list[str]:
+    """Where batch-1 time goes, and the ratios of every round."""
+    lines = ["Where batch-1 time goes (median ms): tokenizing (tfbert: the `preprocess` signature, tokenizing and "
+             "packing; ORT: `tokenizers.encode_batch`), and the rest (encoder, pooling, the call):"]
+    for name, measured in results.items():
+        tokenize, total = median(measured, "tokenize p50"), median(measured, "p50")
+        lines.append(f"- {name}: tokenizing {tokenize:.2f}, the rest {total - tokenize:.2f}")
+    lines += ["", "Per-round ratios (latency: below 1 is faster than ORT; throughput: above 1 is faster):"]
+    for name, ratios in ratios_to_ort(results).items():
+        lines.append(f"- {name} / ORT: " + "; ".join(
+            f"{column} " + ", ".join(f"{ratio:.2f}x" for ratio in ratios[column]) for column in COLUMNS))
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--requests", type=int, default=200, help="batch-1 calls per round")
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per throughput measurement")
+    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--xla-max-batch", type=int, default=4,
+                        help="the second tfbert export's xla_max_batch (requests of at most this many texts XLA-compiled)")
+    parser.add_argument("--output", type=Path, help="also write the results (Markdown) here")
+    args = parser.parse_args()
+    set_threads(args.threads)
+    header = machine_lines(args.threads)
+    checkpoint = minilm_folder()
+    texts = botchan_lines(4096)
+    with tempfile.TemporaryDirectory() as directory:
+        systems = {"tfbert SavedModel (strings in), default export": tfbert_embedder(checkpoint, directory),
+                   f"tfbert SavedModel (strings in), xla_max_batch={args.xla_max_batch}":
+                       tfbert_embedder(checkpoint, directory, args.xla_max_batch),
+                   ORT: ort_embedder(checkpoint, directory, args.threads)}
+        reference = sentence_transformer(checkpoint, SEQUENCE_LENGTH).encode(texts[:64], convert_to_numpy=True)
+        differences = {name: float(np.abs(embed(texts[:64]) - reference).max()) for name, embed in systems.items()}
+        for embed in systems.values():
+            warm_up(embed, texts)
+        results = {name: [] for name in systems}
+        for round_index in range(args.rounds):
+            for name, embed in systems.items():
+                results[name].append(measure_round(embed, texts, args.requests, args.seconds,
+                                                   round_index * args.requests))
+    load_after = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    lines = header + [f"Load average after: {load_after}.", "",
+                      f"Command: `{' '.join(['python', 'benchmarks/serving_ort.py'] + sys.argv[1:])}`", ""]
+    lines += table(results, differences) + [""] + details(results)
+    print("\n".join(lines))
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text("# Serving: tfbert SavedModel vs ONNX Runtime\n\n" + "\n".join(lines) + "\n",
+                               encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -249,3 +249,104 @@ def test_pretrain_encoding_errors_replace_counts_lines_and_reads_them_with_repla
                  for document in replaced_documents([data], decoder)]
     assert documents == [["caf\ufffd noir", "plain"], ["\ufffd la carte"]]
     assert "latin1.txt: 2 lines with bytes that are not UTF-8, replaced by U+FFFD" in capsys.readouterr().err
+
+
+# --- inputs: every numeric flag is checked while the command line is parsed (issue #29 item 2) ---------------------
+
+def _subcommands(parser, path=()):
+    """(command words, parser) of every subcommand and sub-action of `tfbert`, e.g. (("vocab", "add"), parser)."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield (*path, name), child
+                yield from _subcommands(child, (*path, name))
+
+
+def _required_arguments(parser) -> list[str]:
+    """Placeholder values for the positionals and required options, so that only the flag under test is wrong."""
+    import argparse
+
+    argv = []
+    for action in parser._actions:
+        if isinstance(action, (argparse._SubParsersAction, argparse._HelpAction)):
+            continue
+        value = [str(action.type.low) if hasattr(action.type, "low")
+                 else action.choices[0] if isinstance(action.choices, (list, tuple)) else "x"]
+        if not action.option_strings:
+            argv += value if action.nargs not in ("?", "*") else []
+        elif action.required:
+            argv += [action.option_strings[0], *value]
+    return argv
+
+
+def _numeric_flag_cases():
+    from tfbert.cli import build_parser
+    from tfbert.commands.flag_types import NUMERIC_TYPES
+
+    huge = {"WholeNumber": "99999999999999999999", "FiniteNumber": "1e300"}
+    for words, parser in _subcommands(build_parser()):
+        for action in parser._actions:
+            if not isinstance(action.type, NUMERIC_TYPES):
+                continue
+            flag = action.option_strings[-1]
+            for bad in ("0", "-1", "nan", "inf", huge[type(action.type).__name__]):
+                try:
+                    action.type(bad)
+                    continue   # within the flag's range (0 for --seed, -1 for --score-range)
+                except Exception:
+                    pass
+                yield pytest.param(words, _required_arguments(parser), flag, action.nargs, bad,
+                                   id=f"{'-'.join(words)}{flag}={bad}")
+
+
+def test_every_numeric_flag_has_a_checked_type():
+    from tfbert.cli import build_parser
+
+    bare = [f"{' '.join(words)} {action.option_strings}" for words, parser in _subcommands(build_parser())
+            for action in parser._actions if action.type in (int, float)]
+    assert bare == [], "numeric flags without a tfbert.commands.flag_types type"
+
+
+@pytest.mark.parametrize("words, required, flag, nargs, bad", list(_numeric_flag_cases()))
+def test_numeric_flag_out_of_range_is_one_line_at_parse_time_and_writes_nothing(tmp_path, monkeypatch, capsys, words,
+                                                                               required, flag, nargs, bad):
+    monkeypatch.chdir(tmp_path)
+    values = [bad, "1"] if nargs == 2 else [bad]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*words, *required, flag, *values])
+    error = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2
+    assert error.startswith(f"tfbert {' '.join(words)}: error: argument {flag}") and "\n" not in error, error
+    assert "give" in error
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["pretrain", "--warmup-steps", "20", "--steps", "10"], "--warmup-steps 20 is more than --steps 10"),
+    (["pretrain", "--steps", "10", "--sequence-length", "8", "--max-predictions", "6"],
+     "--max-predictions 6 leaves no room in --sequence-length 8"),
+    (["pretrain", "--steps", "10", "--steps-per-execution", "3"],
+     "--steps 10 is not a multiple of --steps-per-execution 3"),
+    (["finetune", "--task", "embedding", "--score-range", "5", "0"], "--score-range 5 0: give LOW below HIGH"),
+], ids=["warmup_above_steps", "predictions_fill_sequence", "steps_per_execution", "score_range_reversed"])
+def test_flags_that_disagree_are_one_line_before_anything_runs(tmp_path, monkeypatch, capsys, argv, expected):
+    monkeypatch.chdir(tmp_path)
+    required = {"pretrain": ["--data", "x", "--model-dir", "run", "--config", "bert_tiny"],
+                "finetune": ["--pretrained", "x", "--model-dir", "run"]}[argv[0]]
+    assert main([*argv, *required]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"tfbert {argv[0]}: error: {expected}") and "\n" not in error
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "a/b", "../up", " padded", "tab\there"])
+def test_export_name_must_be_one_plain_folder_name(tmp_path, monkeypatch, capsys, name):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["export", "model.keras", "--name", name])
+    error = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2 and "\n" not in error
+    assert "argument --name" in error and "is not a plain folder name" in error
+    assert os.listdir(tmp_path) == []

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from tfbert.commands import add_command
+from tfbert.commands import add_command, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
@@ -579,7 +579,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     predict.add_argument("texts", nargs="*", help="texts to run; '-' (or none, with stdin not a terminal) reads "
                                                   "stdin, a text a line")
     predict.add_argument("--file", help="a UTF-8 file with one text a line (blank lines skipped)")
-    predict.add_argument("--top-k", type=int, default=5, help="fill-mask: tokens shown per mask (default 5, at most "
+    predict.add_argument("--top-k", type=flag_types.positive_int, default=5, help="fill-mask: tokens shown per mask (default 5, at most "
                                                               "what the export returns)")
     predict.add_argument("--json", action="store_true", help="print one JSON object a line (full embedding vectors)")
     predict.add_argument("--output", help="write every prediction to FILE.jsonl, or embeddings to FILE.npy "
@@ -588,7 +588,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     predict.add_argument("--text-pair", help="pair models: the second text of every example")
     predict.add_argument("--signature", help="the signature to run (default serving_default; tokenize and "
                                              "preprocess also take text)")
-    predict.add_argument("--batch-size", type=int, default=32, help="texts per call (default 32)")
+    predict.add_argument("--batch-size", type=flag_types.positive_int, default=32, help="texts per call (default 32)")
     predict.add_argument("--language", help="XLM exports with language embeddings: the language of every text "
                                             "(one of the names the export lists)")
     predict.set_defaults(run=run, intermixed="texts")

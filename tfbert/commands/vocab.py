@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from tfbert.commands import add_command
+from tfbert.commands import add_command, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
@@ -47,8 +47,6 @@ def run_train(args: argparse.Namespace) -> None:
             check_text_file(path, allow_nul=True)
     except ValueError as error:
         raise CommandError(str(error)) from None
-    if args.vocab_size < 1:
-        raise CommandError(f"--vocab-size {args.vocab_size}: give a positive number of tokens")
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         raise CommandError(f"--output {args.output!r} is a file; give a folder to write the tokenizer into")
     try:
@@ -185,7 +183,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="wordpiece (BERT, ELECTRA), sentencepiece unigram or BPE (ALBERT, XLM-R), "
                              "byte_bpe (RoBERTa)")
     parser.add_argument("--data", nargs="+", help="text files, one sentence or paragraph a line")
-    parser.add_argument("--vocab-size", type=int,
+    parser.add_argument("--vocab-size", type=flag_types.vocab_size,
                         help="number of tokens, special tokens included: exactly this many, or an error saying why not")
     parser.add_argument("--output", help="folder to write the tokenizer into")
     parser.add_argument("--cased", action="store_true",

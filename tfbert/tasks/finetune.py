@@ -25,6 +25,7 @@ from tfbert.distribute.strategy import resolve_strategy
 from tfbert.models.encoder import Encoder
 from tfbert.tasks.evaluation import Evaluator
 from tfbert.tasks.pretrained import load_pretrained_encoder
+from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
 
 logger = logging.getLogger(__name__)
@@ -162,7 +163,9 @@ def finetune(
         model.fit(
             _dataset(train_features, train_labels, batch_size, seed, drop_remainder=multi_replica),
             epochs=epochs,
-            callbacks=[keep_best, *(callbacks or [])],
+            # A non-finite loss or weight stops training before KeepBest saves that epoch.
+            callbacks=[StopOnNonFinite(lambda: keep_best.path if keep_best.best_epoch >= 0 else None),
+                       keep_best, *(callbacks or [])],
             verbose=verbose,
             shuffle=False,  # the dataset shuffles itself
         )

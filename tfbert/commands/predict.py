@@ -188,6 +188,9 @@ class Predictor:
     def examples(self, texts: Sequence[str | tuple[str, str]], first: str | None = None) -> list[tuple[str, ...]]:
         """Each text as a tuple of the signature's inputs: `(text,)`, or a pair from a tuple, `FIRST<TAB>SECOND`
         or `first` (the same `text_pair` / `question` for every text)."""
+        from tfbert.data.text_lists import text_list
+
+        texts = text_list(texts, allow_tuples=True)
         width = len(self.input_names)
         if first is not None and width != 2:
             raise PredictInputError(f"this {self.task} model takes one text per example, not pairs")

@@ -388,7 +388,15 @@ def predict_texts(saved_model_dir: str | os.PathLike, texts: Sequence[str | tupl
 
 def _utf8(values: Sequence) -> list:
     """Strings as UTF-8 bytes, keeping the nesting (multiple choice's `[batch, choices]`)."""
-    return [_utf8(value) if isinstance(value, (tuple, list)) else value.encode("utf-8") for value in values]
+    return [_utf8(value) if isinstance(value, (tuple, list)) else _utf8_bytes(value) for value in values]
+
+
+def _utf8_bytes(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise PredictInputError(f"text {_shorten(text, 40)!r} holds the lone surrogate U+{ord(text[error.start]):04X} "
+                                "(bytes that were not UTF-8); give UTF-8 text") from None
 
 
 def _text(value) -> str:
@@ -450,23 +458,38 @@ def read_texts(texts: Sequence[str], file: str | None, stdin=None) -> list[str]:
     stdin = sys.stdin if stdin is None else stdin
     found: list[str] = []
     read_stdin = "-" in texts or (not texts and file is None and stdin is not None and not _is_terminal(stdin))
-    found.extend(text for text in texts if text != "-")
+    found.extend(_utf8_text(text, f"text argument {number}") for number, text in enumerate(texts, 1) if text != "-")
     if file is not None:
         path = Path(file)
         if not path.is_file():
             raise FileNotFoundError(f"--file {file!r} does not exist" if not path.exists() else
                                     f"--file {file!r} is not a file")
-        try:
-            found.extend(_lines(path.read_text(encoding="utf-8")))
-        except UnicodeDecodeError as error:
-            raise PredictInputError(f"--file {file!r} is not UTF-8 text: {error}") from None
+        found.extend(_lines(_utf8_text(path.read_bytes(), f"--file {file!r}")))
     if read_stdin and stdin is not None:
-        found.extend(_lines(stdin.read()))
+        found.extend(_lines(_utf8_text(getattr(stdin, "buffer", stdin).read(), "stdin")))
     if not found:
         source = f"--file {file!r} holds no text" if file is not None else "no input text"
         raise PredictInputError(f"{source}: give texts as arguments, --file PATH (one text a line), "
                                 "or pipe them on stdin ('-')")
     return found
+
+
+def _utf8_text(data: bytes | str, source: str) -> str:
+    """`data` as text, or `PredictInputError` naming the line of the first byte that is not UTF-8 (a `str` from
+    the command line or stdin carries such bytes as surrogates)."""
+    try:
+        raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as error:   # a lone surrogate that stands for no byte
+        raise PredictInputError(f"{source}: holds the lone surrogate U+{ord(data[error.start]):04X}, which is not "
+                                "text; give UTF-8 text") from None
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        where = f"{source} line {line}" if raw.count(b"\n") else source
+        raise PredictInputError(f"{where}: not valid UTF-8 (byte {column}); convert it to UTF-8 first, e.g. "
+                                "iconv -f latin1 -t utf-8") from None
 
 
 def _lines(text: str) -> Iterable[str]:

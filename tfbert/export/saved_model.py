@@ -125,6 +125,7 @@ def export_saved_model(
         raise ValueError("languages given for an encoder without language embeddings; leave them out")
     preprocessor = export_preprocessor(resolved, tokenizer, sequence_length)
     task = _serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}))
+    task.check(preprocessor)
     if config.num_languages:
         task.with_languages(_language_names(source, languages, config.num_languages))
     module = ServingModule(task, resolved.model, resolved.encoder, preprocessor, pair_preprocess=pair)

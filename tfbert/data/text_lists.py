@@ -27,6 +27,6 @@ def text_list(texts: str | Iterable[Any], name: str = "texts", allow_tuples: boo
     for index, item in enumerate(items):
         if isinstance(item, str) or (allow_tuples and isinstance(item, (tuple, list))):
             continue
-        kind = "None" if item is None else f"a {type(item).__name__} ({item!r:.40})"
+        kind = "None" if item is None else f"{type(item).__name__} {item!r:.40}"
         raise TypeError(f"{name}[{index}] is {kind}; give a string for every text")
     return items

@@ -545,9 +545,6 @@ def run(args: argparse.Namespace) -> None:
     try:
         if args.question is not None and args.text_pair is not None:
             raise PredictInputError("give --question or --text-pair, not both")
-        for name, value in (("--top-k", args.top_k), ("--batch-size", args.batch_size)):
-            if value < 1:
-                raise PredictInputError(f"{name} {value}: give 1 or more")
         if args.output:
             _check_output(args.output)
         texts = read_texts(args.texts, args.file)

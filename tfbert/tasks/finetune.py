@@ -75,6 +75,17 @@ class KeepBest(keras.callbacks.Callback):
                 json.dumps({"epoch": epoch + 1, "scores": scores}, indent=2), encoding="utf-8")
 
 
+def check_length_fits(pieces: int, positions: int) -> None:
+    """`ValueError` when sequences of `pieces` pieces are longer than the encoder's `positions`, before any step runs.
+
+    Example:
+        >>> check_length_fits(600, 512)   # ValueError: sequences of 600 pieces (--max-length) are longer ...
+    """
+    if pieces > positions:
+        raise ValueError(f"sequences of {pieces} pieces (--max-length) are longer than the model's {positions} "
+                         f"positions; give --max-length {positions} or less")
+
+
 def _dataset(features: Mapping[str, np.ndarray], labels: Labels, batch_size: int, seed: int | None,
              drop_remainder: bool) -> tf.data.Dataset:
     elements = dict(features) if labels is None else (dict(features), labels)
@@ -153,7 +164,11 @@ def finetune(
     policy = choose_precision(strategy, precision)
     apply_precision(policy)
     with strategy.scope():
-        model = model_fn(load_pretrained_encoder(pretrained))
+        encoder = load_pretrained_encoder(pretrained)
+        width = max((values.shape[-1] for name, values in train_features.items() if name.endswith("token_ids")),
+                    default=0)
+        check_length_fits(width, encoder.config.max_sequence_length)
+        model = model_fn(encoder)
         optimizer = create_optimizer("finetune", total_steps, learning_rate=learning_rate,
                                      warmup_steps=int(warmup_fraction * total_steps), weight_decay=weight_decay,
                                      epsilon=epsilon)

@@ -28,6 +28,7 @@ import tensorflow as tf
 
 from tfbert.data.text_lists import text_list
 from tfbert.tasks.features import encode_texts
+from tfbert.tasks.finetune import check_length_fits
 from tfbert.tasks.model_dir import is_model_dir, model_file, read_task
 from tfbert.tasks.models import SentenceEmbedder, SequenceRegressor
 from tfbert.tasks.pretrained import find_pretrained_tokenizer, load_pretrained_encoder
@@ -62,6 +63,9 @@ class _KerasTextModel:
             raise ValueError("no texts to run the model on")
         features = encode_texts(self.tokenizer, texts, pair_texts, max_length=self.max_length)
         lengths = features["padding_mask"].sum(axis=1)
+        encoder = getattr(self.model, "encoder", None)
+        if encoder is not None:
+            check_length_fits(int(lengths.max()), encoder.config.max_sequence_length)
         order = np.argsort(-lengths, kind="stable")
         results = []
         for start in range(0, len(order), self.batch_size):

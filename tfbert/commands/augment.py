@@ -78,7 +78,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--bi-encoder", help="embedding-neighbours: the embedding model that finds neighbours")
     parser.add_argument("--neighbours", type=flag_types.positive_int, default=3,
                         help="bm25 / embedding-neighbours: pairs per sentence (default 3)")
-    parser.add_argument("--count", type=flag_types.positive_int, help="random: number of pairs (default: neighbours x sentences)")
+    parser.add_argument("--count", type=flag_types.positive_int,
+                        help="random: number of pairs (default: neighbours x sentences)")
     parser.add_argument("--batch-size", type=flag_types.positive_int, default=64)
     parser.add_argument("--seed", type=flag_types.seed)
     parser.set_defaults(run=run)

@@ -102,7 +102,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--format", help="force the pair format (korsts, stsb, klue-sts, pairs, jsonl)")
     parser.add_argument("--pooling", default="mean", choices=["mean", "cls", "max"],
                         help="pooling of a bare encoder or Hugging Face folder (default mean)")
-    parser.add_argument("--max-length", type=flag_types.sequence_length, help="pieces per text (default: the model dir's, else 128)")
+    parser.add_argument("--max-length", type=flag_types.sequence_length,
+                        help="pieces per text (default: the model dir's, else 128)")
     parser.add_argument("--tokenizer", help="tokenizer folder (default: found beside MODEL)")
     parser.add_argument("--batch-size", type=flag_types.positive_int, default=64)
     parser.set_defaults(run=run)

@@ -73,9 +73,11 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export.add_argument("source", help="a task model / PretrainingModel / encoder .keras file, a finetune or distill "
                                        "model dir, a pretraining run folder, an encoder folder or a Hugging Face "
                                        "checkpoint folder")
-    export.add_argument("--name", required=True, type=flag_types.path_component, help="model name: writes OUTPUT_DIR/NAME/VERSION/")
+    export.add_argument("--name", required=True, type=flag_types.path_component,
+                        help="model name: writes OUTPUT_DIR/NAME/VERSION/")
     export.add_argument("--output-dir", default="saved_models", help="default saved_models")
-    export.add_argument("--version", type=flag_types.version, help="version folder (default: one more than the highest present)")
+    export.add_argument("--version", type=flag_types.version,
+                        help="version folder (default: one more than the highest present)")
     export.add_argument("--tokenizer", help="tokenizer folder (default: the one beside SOURCE)")
     export.add_argument("--sequence-length", type=flag_types.sequence_length,
                         help="texts are packed and truncated to this (default: the length the model was trained "
@@ -86,7 +88,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export.add_argument("--top-k", type=flag_types.positive_int, help="fill-mask: tokens returned per mask (default 5)")
     export.add_argument("--max-masks", type=flag_types.positive_int,
                         help="fill-mask: mask tokens predicted per text; a text with more is an error (default 4)")
-    export.add_argument("--max-answer-length", type=flag_types.positive_int, help="question answering: longest answer in pieces (default 30)")
+    export.add_argument("--max-answer-length", type=flag_types.positive_int,
+                        help="question answering: longest answer in pieces (default 30)")
     export.add_argument("--doc-stride", type=flag_types.positive_int,
                         help="question answering: context pieces between window starts (default sequence length / 3)")
     export.add_argument("--max-windows", type=flag_types.positive_int,

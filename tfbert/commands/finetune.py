@@ -267,7 +267,9 @@ def _add_embedding_arguments(embedding: argparse._ArgumentGroup) -> None:
                                 "format's, 0-5 for KorSTS/STS-B/KLUE-STS, else detected from the scores)")
     embedding.add_argument("--format", help="force the pair format: korsts, stsb, kornli, klue-sts, klue-nli, pairs "
                                             "or jsonl (default: from the extension and header)")
-    embedding.add_argument("--margin", type=flag_types.margin, default=0.5, help="contrastive: distance margin (default 0.5)")
-    embedding.add_argument("--scale", type=flag_types.similarity_scale, default=20.0, help="multiple-negatives: cosine scale (default 20)")
+    embedding.add_argument("--margin", type=flag_types.margin, default=0.5,
+                           help="contrastive: distance margin (default 0.5)")
+    embedding.add_argument("--scale", type=flag_types.similarity_scale, default=20.0,
+                           help="multiple-negatives: cosine scale (default 20)")
     embedding.add_argument("--symmetric", action="store_true",
                            help="multiple-negatives: also rank each positive's anchor among the batch's anchors")

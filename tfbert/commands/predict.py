@@ -602,8 +602,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     predict.add_argument("texts", nargs="*", help="texts to run; '-' (or none, with stdin not a terminal) reads "
                                                   "stdin, a text a line")
     predict.add_argument("--file", help="a UTF-8 file with one text a line (blank lines skipped)")
-    predict.add_argument("--top-k", type=flag_types.positive_int, default=5, help="fill-mask: tokens shown per mask (default 5, at most "
-                                                              "what the export returns)")
+    predict.add_argument("--top-k", type=flag_types.positive_int, default=5,
+                         help="fill-mask: tokens shown per mask (default 5, at most what the export returns)")
     predict.add_argument("--json", action="store_true", help="print one JSON object a line (full embedding vectors)")
     predict.add_argument("--output", help="write every prediction to FILE.jsonl, or embeddings to FILE.npy "
                                           "([texts, size] float32)")

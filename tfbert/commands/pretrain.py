@@ -137,7 +137,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--batch-size", type=flag_types.positive_int, default=32, help="global batch size (default 32)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     parser.add_argument("--sequence-length", type=flag_types.sequence_length, default=128)
-    parser.add_argument("--max-predictions", type=flag_types.positive_int, default=20, help="masked positions per sequence")
+    parser.add_argument("--max-predictions", type=flag_types.positive_int, default=20,
+                        help="masked positions per sequence")
     parser.add_argument("--optimizer", choices=pretraining_recipes(),
                         help=f"optimizer recipe: {optimizers}; default: the config's pretraining recipe, else "
                              "the architecture's paper")
@@ -146,7 +147,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--warmup-steps", type=flag_types.non_negative_int,
                         help="warm-up steps (default: the config's pretraining recipe, else the paper's)")
     parser.add_argument("--checkpoint-every", type=flag_types.positive_int, default=1000)
-    parser.add_argument("--steps-per-execution", type=flag_types.positive_int, default=1, help="steps per host call (TPU: 100+)")
+    parser.add_argument("--steps-per-execution", type=flag_types.positive_int, default=1,
+                        help="steps per host call (TPU: 100+)")
     parser.add_argument("--seed", type=flag_types.seed)
     add_precision_argument(parser)
     parser.add_argument("--encoding-errors", choices=["strict", "replace"], default="strict",

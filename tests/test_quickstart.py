@@ -40,8 +40,9 @@ def test_quickstart_runs_end_to_end_and_exports_fill_mask(tmp_path, capsys, monk
 
 
 def test_quickstart_bad_arguments(tmp_path, capsys):
-    assert main(["quickstart", "--steps", "0"]) == 2
-    assert "--steps must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["quickstart", "--steps", "0"])
+    assert "argument --steps: 0 is out of range; give 1 or more" in capsys.readouterr().err
     (tmp_path / "mine.txt").write_text("keep me")
     assert main(["quickstart", "--steps", "1", "--work-dir", str(tmp_path)]) == 2
     assert "(a folder that is not a tfbert quickstart run); nothing was changed: give another --work-dir, or add " \

@@ -5,6 +5,8 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 from tfbert.commands.tensorflow_logs import STARTUP_NOISE, _write_back
 
 TENSORFLOW_STARTUP = [
@@ -13,11 +15,17 @@ TENSORFLOW_STARTUP = [
     "different numerical results due to floating-point round-off errors from different computation orders.",
     "I0000 00:00:1795311550.467033   10955 cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU "
     "will not be used.",
+    "I0000 00:00:1795799549.421449    9988 cpu_feature_guard.cc:227] This TensorFlow binary is optimized to use "
+    "available CPU instructions in performance-critical operations.",
+    "To enable the following instructions: AVX2 AVX512F AVX512_VNNI AVX512_BF16 FMA, in other operations, rebuild "
+    "TensorFlow with the appropriate compiler flags.",
+    "E0000 00:00:1795311552.830068   10955 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: Failed "
+    "call to cuInit: UNKNOWN ERROR (303)",
 ]
 
 
 def test_only_startup_info_lines_are_held_back(capsys):
-    other = ["E0000 00:00:1795311552.830068   10955 cuda_platform.cc:52] failed call to cuInit", "a Python warning"]
+    other = ["E0000 00:00:1795311552.830068   10955 op_kernel.cc:1857] OP_REQUIRES failed", "a Python warning"]
     assert all(STARTUP_NOISE.match(line) for line in TENSORFLOW_STARTUP)
     assert not any(STARTUP_NOISE.match(line) for line in other)
     for keep_all, expected in ((False, other), (True, TENSORFLOW_STARTUP + other)):
@@ -27,8 +35,10 @@ def test_only_startup_info_lines_are_held_back(capsys):
         assert capsys.readouterr().err.splitlines() == expected
 
 
-def test_info_command_stderr_is_empty():
+@pytest.mark.parametrize("level", [None, "1"], ids=["unset", "set_by_the_user"])
+def test_info_command_stderr_is_empty_whatever_tf_cpp_min_log_level_says(level):
     environment = {key: value for key, value in os.environ.items() if key != "TF_CPP_MIN_LOG_LEVEL"}
+    environment.update({"TF_CPP_MIN_LOG_LEVEL": level} if level else {})
     result = subprocess.run([sys.executable, "-m", "tfbert.cli", "info"], capture_output=True, text=True,
                             env=environment, check=False)
     assert result.returncode == 0 and "strategy auto:" in result.stdout

@@ -30,6 +30,7 @@ import sys
 from typing import Sequence
 
 from tfbert.commands.errors import CommandError  # noqa: F401  (also importable from here, as before)
+from tfbert.commands.flag_types import check_flag_combinations
 from tfbert.interrupts import Interrupted, as_interrupted, received, signals_raise
 from tfbert.outputs import OutputRefused
 
@@ -38,13 +39,26 @@ COMMANDS = ("quickstart", "configs", "vocab", "pretrain", "finetune", "evaluate"
             "info", "convert", "benchmark")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parses `argv` (default: the command line), runs the subcommand, returns the exit status."""
-    parser = argparse.ArgumentParser(prog="tfbert", description="BERT-family encoders for TensorFlow and Keras.",
-                                     epilog="`tfbert COMMAND --help` describes each command, with examples.")
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a usage mistake in one line (`tfbert pretrain: error: argument --steps: ...`), exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `tfbert` parser with every subcommand of `COMMANDS` (nothing is loaded: TensorFlow comes with `run`)."""
+    parser = OneLineParser(prog="tfbert", description="BERT-family encoders for TensorFlow and Keras.",
+                           epilog="`tfbert COMMAND --help` describes each command, with examples.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"tfbert.commands.{name}").add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parses `argv` (default: the command line), runs the subcommand, returns the exit status."""
+    parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     # `tfbert predict MODEL --json a b`: texts after options (argparse gives a `*` positional only its first run).
     intermixed = getattr(args, "intermixed", None)
@@ -53,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif extras:
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
+        check_flag_combinations(args)
         with signals_raise():
             args.run(args)
     except (CommandError, OutputRefused) as error:
@@ -70,6 +85,7 @@ def _interrupted(command: str, interrupted: Interrupted) -> int:
     """Prints `tfbert COMMAND: interrupted by SIGINT ...`; returns 128 + the signal's number."""
     print(f"tfbert {command}: {interrupted.message()}", file=sys.stderr)
     return interrupted.exit_status
+
 
 if __name__ == "__main__":
     sys.exit(main())

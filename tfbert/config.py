@@ -432,6 +432,9 @@ def read_config_mapping(name_or_path: str | Path) -> tuple[Any, str]:
     the path); `ValueError` for an unknown name or invalid YAML, `FileNotFoundError` for a missing file."""
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.exists():
+        if path.is_dir():
+            raise IsADirectoryError(f"config {str(path)!r} is a folder; give a YAML config file, a Hugging Face "
+                                    "config.json or a shipped config name (tfbert configs lists them)")
         if not path.is_file():
             raise FileNotFoundError(f"config file {str(path)!r} does not exist")
         text = path.read_text(encoding="utf-8")

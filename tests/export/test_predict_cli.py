@@ -169,7 +169,6 @@ def plain_saved_model(tmp_path_factory):
     (["{fill_mask}"], "no input text: give texts as arguments, --file PATH (one text a line), or pipe them"),
     (["{fill_mask}", "paris is the capital of france."],
      "text 1 ('paris is the capital of france.') has no mask token: write [MASK] where the model should fill in"),
-    (["{fill_mask}", "a [MASK]", "--top-k", "0"], "--top-k 0: give 1 or more"),
     (["{fill_mask}", "x", "--signature", "encode"], "signature 'encode' takes input_mask (int32)"),
     (["{fill_mask}", "x", "--signature", "nope"],
      "has no signature 'nope'; it has encode, preprocess, serving_default"),

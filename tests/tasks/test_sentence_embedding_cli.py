@@ -132,7 +132,7 @@ def test_each_loss_trains_from_its_file_format(workspace, capsys, loss, name, te
                             "korsts data holds score rows"),
     (["--loss", "contrastive"], "the contrastive loss needs labels 1 (similar) or 0 (not); found [0."),
     (["--loss", "triplet"], "unknown embedding loss 'triplet'; expected one of cosine, contrastive"),
-    (["--score-range", "5", "0"], "score range 5.0..0.0 is empty"),
+    (["--score-range", "5", "0"], "--score-range 5 0: give LOW below HIGH"),
     (["--format", "csv"], "unknown pair format 'csv'"),
 ])
 def test_embedding_mistakes_end_with_one_line(workspace, capsys, arguments, message):

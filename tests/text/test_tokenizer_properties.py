@@ -11,6 +11,10 @@ What "the offsets are right" means per kind (README, "Exactness, as tested"):
 - SentencePiece: each piece's byte span equals sentencepiece's `begin`/`end` (into the input,
   before NFKC).
 - Byte-level BPE: tokens tile the input, so each span holds exactly the token's bytes.
+
+Each kind runs cased and uncased where it has both: WordPiece (MiniLM's uncased vocabulary, read cased
+against `tokenizers` with `lowercase=False`), SentencePiece (`lowercase=True` against sentencepiece on
+`text.lower()`, as ALBERT's tokenizer lowercases before it); byte-level BPE has no uncased form.
 """
 
 import itertools
@@ -25,6 +29,8 @@ from tfbert.text import SentencePieceTokenizer
 EXAMPLES = 500
 PROPERTY_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# The other casing of each kind: the same inputs, fewer examples (the tokenizer code is shared but the casing step).
+OTHER_CASING_SETTINGS = settings(PROPERTY_SETTINGS, max_examples=100)
 
 FRAGMENTS = [
     "\x00", "\x01", "\x7f", "\x85", "\t", "\n", "\r\n", " ", "\u00a0", "\u200b", "\u200d", "\ufeff", "\u00ad",
@@ -98,3 +104,55 @@ def test_byte_pair_ids_equal_tiktoken_and_tokens_tile_the_input(traced_byte_pair
         ids = tiktoken_gpt2.encode_ordinary(text)
         ends = list(itertools.accumulate(len(tiktoken_gpt2.decode_single_token_bytes(token)) for token in ids))
         assert got == list(zip(ids, [0] + ends[:-1], ends)), text
+
+
+@pytest.fixture(scope="module")
+def cased_wordpiece_pair(assets, hf_minilm):
+    from tokenizers import Tokenizer, normalizers
+
+    from tfbert.text import WordPieceTokenizer
+
+    reference = Tokenizer.from_str(hf_minilm.to_str())
+    reference.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False,
+                                                      lowercase=False)
+    reference.encode_special_tokens = True
+    return _traced(WordPieceTokenizer(assets("minilm/vocab.txt"), lowercase=False)), reference
+
+
+@OTHER_CASING_SETTINGS
+@given(texts=BATCHES)
+def test_cased_wordpiece_ids_and_offsets_equal_huggingface(cased_wordpiece_pair, texts):
+    traced, reference = cased_wordpiece_pair
+    for text, got in zip(texts, _rows(traced, texts)):
+        encoding, at_byte = reference.encode(text, add_special_tokens=False), _byte_offsets(text)
+        want = [(i, at_byte[start], at_byte[end]) for i, (start, end) in zip(encoding.ids, encoding.offsets)]
+        assert got == want, ascii(text[:300])
+
+
+@pytest.fixture(scope="module")
+def uncased_sentencepiece_pair(assets):
+    import sentencepiece
+
+    path = assets("spm/botchan_en_unigram_1000.model")
+    return (_traced(SentencePieceTokenizer(path, lowercase=True)),
+            sentencepiece.SentencePieceProcessor(model_file=str(path)))
+
+
+@OTHER_CASING_SETTINGS
+@given(texts=BATCHES)
+def test_uncased_sentencepiece_equals_sentencepiece_on_the_lowercased_text(uncased_sentencepiece_pair, texts):
+    traced, processor = uncased_sentencepiece_pair
+    for text, got in zip(texts, _rows(traced, texts)):
+        want = [(p.id, p.begin, p.end) for p in processor.encode(text.lower(), return_type="proto").pieces]
+        assert got == want, ascii(text[:300])
+
+
+@pytest.mark.parametrize("lowercase", [False, True], ids=["cased", "uncased"])
+def test_sentencepiece_keeps_the_text_after_a_nul_in_both_casings(assets, lowercase):
+    import sentencepiece
+
+    path = assets("spm/botchan_en_unigram_1000.model")
+    text = "Hello\x00world of fortunes"
+    ids = SentencePieceTokenizer(path, lowercase=lowercase).tokenize([text]).to_list()[0]
+    reference = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    assert ids == reference.encode(text.lower() if lowercase else text) and len(ids) > 10

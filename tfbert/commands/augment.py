@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from tfbert.commands import flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.outputs import new_output
 
@@ -77,11 +78,12 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--pairs", required=True, choices=SAMPLERS, help="how pairs are sampled")
     parser.add_argument("--output", required=True, help="the silver s1<TAB>s2<TAB>score file to write")
     parser.add_argument("--bi-encoder", help="embedding-neighbours: the embedding model that finds neighbours")
-    parser.add_argument("--neighbours", type=int, default=3,
+    parser.add_argument("--neighbours", type=flag_types.positive_int, default=3,
                         help="bm25 / embedding-neighbours: pairs per sentence (default 3)")
-    parser.add_argument("--count", type=int, help="random: number of pairs (default: neighbours x sentences)")
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--count", type=flag_types.positive_int,
+                        help="random: number of pairs (default: neighbours x sentences)")
+    parser.add_argument("--batch-size", type=flag_types.positive_int, default=64)
+    parser.add_argument("--seed", type=flag_types.seed)
     add_overwrite_argument(parser)
     parser.set_defaults(run=run)
     return parser

@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tfbert.commands import flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.outputs import new_output
 
@@ -94,12 +95,12 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--tokenizer", help="the student's tokenizer folder (default: found beside --student)")
     parser.add_argument("--pooling", default="mean", choices=["mean", "cls", "max"],
                         help="the student's pooling (default mean; a model dir keeps its own)")
-    parser.add_argument("--max-length", type=int, default=128)
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--learning-rate", type=float, help="peak learning rate (default 2e-5)")
+    parser.add_argument("--max-length", type=flag_types.sequence_length, default=128)
+    parser.add_argument("--epochs", type=flag_types.positive_int, default=3)
+    parser.add_argument("--batch-size", type=flag_types.positive_int, default=32)
+    parser.add_argument("--learning-rate", type=flag_types.learning_rate, help="peak learning rate (default 2e-5)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--seed", type=flag_types.seed)
     add_overwrite_argument(parser)
     parser.set_defaults(run=run)
     return parser

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tfbert.commands import flag_types
 from tfbert.commands.errors import CommandError
 
 SCORERS = {False: "cosine of the embeddings", True: "cross-encoder score"}
@@ -18,9 +19,13 @@ SCORERS = {False: "cosine of the embeddings", True: "cross-encoder score"}
 def _format_table(rows: list[dict]) -> str:
     width = max(len("file"), *(len(row["file"]) for row in rows))
     lines = [f"{'file':<{width}}  {'format':<9} {'pairs':>7}  {'pearson':>8}  {'spearman':>8}"]
-    lines += [f"{row['file']:<{width}}  {row['format']:<9} {row['pairs']:>7}  {row['pearson']:>8.4f}  "
-              f"{row['spearman']:>8.4f}" for row in rows]
+    lines += [f"{row['file']:<{width}}  {row['format']:<9} {row['pairs']:>7}  {_correlation(row['pearson'])}  "
+              f"{_correlation(row['spearman'])}" + (f"  ({row['note']})" if "note" in row else "") for row in rows]
     return "\n".join(lines)
+
+
+def _correlation(value: float | None) -> str:
+    return f"{value:>8.4f}" if value is not None else f"{'undefined':>8}"
 
 
 def _scores(model, pairs, cross_encoder: bool):
@@ -35,6 +40,8 @@ def _scores(model, pairs, cross_encoder: bool):
 
 def evaluate_files(model, paths: list[str], cross_encoder: bool, format: str | None = None) -> list[dict]:
     """One row per file: its format, pair count, and the Pearson and Spearman correlation of the scores."""
+    import numpy as np
+
     from tfbert.metrics import sts_correlations
     from tfbert.tasks import read_sentence_pairs
 
@@ -44,9 +51,14 @@ def evaluate_files(model, paths: list[str], cross_encoder: bool, format: str | N
         if pairs.kind != "score":
             raise CommandError(f"{path}: STS evaluation needs pairs with similarity scores; the {pairs.format} file "
                                f"holds {pairs.kind} rows")
+        row = {"file": path, "format": pairs.format, "pairs": len(pairs)}
+        if np.ptp(pairs.labels) == 0:   # a correlation with constant scores has no value (0/0)
+            rows.append({**row, "pearson": None, "spearman": None,
+                         "note": f"correlation undefined: every gold score is {float(pairs.labels[0]):g}"})
+            continue
         correlations = sts_correlations(pairs.labels, _scores(model, pairs, cross_encoder))
-        rows.append({"file": path, "format": pairs.format, "pairs": len(pairs),
-                     "pearson": correlations["pearson_correlation"], "spearman": correlations["spearman_correlation"]})
+        rows.append({**row, "pearson": correlations["pearson_correlation"],
+                     "spearman": correlations["spearman_correlation"]})
     return rows
 
 
@@ -90,8 +102,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--format", help="force the pair format (korsts, stsb, klue-sts, pairs, jsonl)")
     parser.add_argument("--pooling", default="mean", choices=["mean", "cls", "max"],
                         help="pooling of a bare encoder or Hugging Face folder (default mean)")
-    parser.add_argument("--max-length", type=int, help="pieces per text (default: the model dir's, else 128)")
+    parser.add_argument("--max-length", type=flag_types.sequence_length,
+                        help="pieces per text (default: the model dir's, else 128)")
     parser.add_argument("--tokenizer", help="tokenizer folder (default: found beside MODEL)")
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--batch-size", type=flag_types.positive_int, default=64)
     parser.set_defaults(run=run)
     return parser

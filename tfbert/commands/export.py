@@ -13,7 +13,7 @@ import argparse
 import os
 import zipfile
 
-from tfbert.commands import add_command, add_overwrite_argument
+from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
@@ -40,11 +40,6 @@ def run(args: argparse.Namespace) -> None:
             raise CommandError(str(error)) from None
     if args.tokenizer and not os.path.isdir(args.tokenizer):
         raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
-    if args.sequence_length is not None and args.sequence_length < 8:
-        raise CommandError(f"--sequence-length {args.sequence_length} is too short; use 8 or more")
-    for flag, value in (("--top-k", args.top_k), ("--max-masks", args.max_masks), ("--xla-max-batch", args.xla_max_batch)):
-        if value is not None and value < 1:
-            raise CommandError(f"{flag} {value}: give 1 or more")
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
     finetuned = read_task(args.source)
     labels = labels or finetuned.get("label_names")
@@ -86,27 +81,30 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export.add_argument("source", help="a task model / PretrainingModel / encoder .keras file, a finetune or distill "
                                        "model dir, a pretraining run folder, an encoder folder or a Hugging Face "
                                        "checkpoint folder")
-    export.add_argument("--name", required=True, help="model name: writes OUTPUT_DIR/NAME/VERSION/")
+    export.add_argument("--name", required=True, type=flag_types.path_component,
+                        help="model name: writes OUTPUT_DIR/NAME/VERSION/")
     export.add_argument("--output-dir", default="saved_models", help="default saved_models")
-    export.add_argument("--version", type=int, help="version folder (default: one more than the highest present)")
+    export.add_argument("--version", type=flag_types.version,
+                        help="version folder (default: one more than the highest present)")
     export.add_argument("--tokenizer", help="tokenizer folder (default: the one beside SOURCE)")
-    export.add_argument("--sequence-length", type=int,
+    export.add_argument("--sequence-length", type=flag_types.sequence_length,
                         help="texts are packed and truncated to this (default: the length the model was trained "
                              "with, from its preprocessor.json, else 128)")
     export.add_argument("--labels", help="comma-separated class or tag names, in id order")
     export.add_argument("--pair", action="store_true", help="classification/regression on text pairs (text_pair input)")
     export.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="embedding pooling of a bare encoder")
-    export.add_argument("--top-k", type=int, help="fill-mask: tokens returned per mask (default 5)")
-    export.add_argument("--max-masks", type=int,
+    export.add_argument("--top-k", type=flag_types.positive_int, help="fill-mask: tokens returned per mask (default 5)")
+    export.add_argument("--max-masks", type=flag_types.positive_int,
                         help="fill-mask: mask tokens predicted per text; a text with more is an error (default 4)")
-    export.add_argument("--max-answer-length", type=int, help="question answering: longest answer in pieces (default 30)")
-    export.add_argument("--doc-stride", type=int,
+    export.add_argument("--max-answer-length", type=flag_types.positive_int,
+                        help="question answering: longest answer in pieces (default 30)")
+    export.add_argument("--doc-stride", type=flag_types.positive_int,
                         help="question answering: context pieces between window starts (default sequence length / 3)")
-    export.add_argument("--max-windows", type=int,
+    export.add_argument("--max-windows", type=flag_types.positive_int,
                         help="question answering: windows read per context (default 16; the rest is not read)")
     export.add_argument("--languages", help="XLM with language embeddings: comma-separated names of the `language` "
                         "input, in id order (default: the checkpoint's lang2id, else 0,1,...)")
-    export.add_argument("--xla-max-batch", type=int,
+    export.add_argument("--xla-max-batch", type=flag_types.positive_int,
                         help="classification, regression, embeddings: requests of at most this many texts run an "
                              "XLA-compiled model at bucketed lengths, for batch-1 latency (TF Serving needs "
                              "--xla_cpu_compilation_enabled=true; see docs/serving-latency.md); default off")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tfbert.commands import add_command, add_overwrite_argument
+from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
@@ -238,21 +238,21 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--label-column", default="label")
     parser.add_argument("--label-names", "--labels", nargs="+",
                         help="class names, when labels are strings; declares the classes (labels are checked)")
-    parser.add_argument("--num-classes", type=int,
+    parser.add_argument("--num-classes", type=flag_types.class_count,
                         help="declare the number of classes: a label outside 0..N-1 is an error naming its line "
                              "(default: inferred from the training labels, which must be 0..K-1 without gaps)")
     parser.add_argument("--encoding-errors", choices=["strict", "replace"], default="strict",
                         help="bytes that are not UTF-8: strict (an error naming the file and line) or replace "
                              "(by U+FFFD, reporting how many lines changed)")
     parser.add_argument("--tokenizer", help="tokenizer folder (default: found beside --pretrained)")
-    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--max-length", type=flag_types.sequence_length, default=128)
     parser.add_argument("--pooling", choices=["pooler", "mean", "cls", "max"],
                         help="default: pooler for classification and regression, mean for embedding (max: embedding)")
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--learning-rate", type=float, help="peak learning rate (default 2e-5)")
+    parser.add_argument("--epochs", type=flag_types.positive_int, default=3)
+    parser.add_argument("--batch-size", type=flag_types.positive_int, default=32)
+    parser.add_argument("--learning-rate", type=flag_types.learning_rate, help="peak learning rate (default 2e-5)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--seed", type=flag_types.seed)
     add_precision_argument(parser)
     add_overwrite_argument(parser)
     _add_embedding_arguments(parser.add_argument_group("--task embedding (sentence-transformers' losses)"))
@@ -266,12 +266,14 @@ def _add_embedding_arguments(embedding: argparse._ArgumentGroup) -> None:
                                 "(pairs labelled 1/0, cosine distance, --margin), multiple-negatives (pairs or "
                                 "anchor/positive/negative triplets, in-batch negatives, --scale, --symmetric) or "
                                 "softmax (NLI pairs, classifier over (u, v, |u-v|)); default cosine")
-    embedding.add_argument("--score-range", nargs=2, type=float, metavar=("LOW", "HIGH"),
+    embedding.add_argument("--score-range", nargs=2, type=flag_types.score, metavar=("LOW", "HIGH"),
                            help="the scale of the training scores, mapped to 0-1 for the cosine loss (default: the "
                                 "format's, 0-5 for KorSTS/STS-B/KLUE-STS, else detected from the scores)")
     embedding.add_argument("--format", help="force the pair format: korsts, stsb, kornli, klue-sts, klue-nli, pairs "
                                             "or jsonl (default: from the extension and header)")
-    embedding.add_argument("--margin", type=float, default=0.5, help="contrastive: distance margin (default 0.5)")
-    embedding.add_argument("--scale", type=float, default=20.0, help="multiple-negatives: cosine scale (default 20)")
+    embedding.add_argument("--margin", type=flag_types.margin, default=0.5,
+                           help="contrastive: distance margin (default 0.5)")
+    embedding.add_argument("--scale", type=flag_types.similarity_scale, default=20.0,
+                           help="multiple-negatives: cosine scale (default 20)")
     embedding.add_argument("--symmetric", action="store_true",
                            help="multiple-negatives: also rank each positive's anchor among the batch's anchors")

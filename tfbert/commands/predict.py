@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from tfbert.commands import add_command
+from tfbert.commands import add_command, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
@@ -188,6 +188,9 @@ class Predictor:
     def examples(self, texts: Sequence[str | tuple[str, str]], first: str | None = None) -> list[tuple[str, ...]]:
         """Each text as a tuple of the signature's inputs: `(text,)`, or a pair from a tuple, `FIRST<TAB>SECOND`
         or `first` (the same `text_pair` / `question` for every text)."""
+        from tfbert.data.text_lists import text_list
+
+        texts = text_list(texts, allow_tuples=True)
         width = len(self.input_names)
         if first is not None and width != 2:
             raise PredictInputError(f"this {self.task} model takes one text per example, not pairs")
@@ -385,7 +388,15 @@ def predict_texts(saved_model_dir: str | os.PathLike, texts: Sequence[str | tupl
 
 def _utf8(values: Sequence) -> list:
     """Strings as UTF-8 bytes, keeping the nesting (multiple choice's `[batch, choices]`)."""
-    return [_utf8(value) if isinstance(value, (tuple, list)) else value.encode("utf-8") for value in values]
+    return [_utf8(value) if isinstance(value, (tuple, list)) else _utf8_bytes(value) for value in values]
+
+
+def _utf8_bytes(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise PredictInputError(f"text {_shorten(text, 40)!r} holds the lone surrogate U+{ord(text[error.start]):04X} "
+                                "(bytes that were not UTF-8); give UTF-8 text") from None
 
 
 def _text(value) -> str:
@@ -447,23 +458,38 @@ def read_texts(texts: Sequence[str], file: str | None, stdin=None) -> list[str]:
     stdin = sys.stdin if stdin is None else stdin
     found: list[str] = []
     read_stdin = "-" in texts or (not texts and file is None and stdin is not None and not _is_terminal(stdin))
-    found.extend(text for text in texts if text != "-")
+    found.extend(_utf8_text(text, f"text argument {number}") for number, text in enumerate(texts, 1) if text != "-")
     if file is not None:
         path = Path(file)
         if not path.is_file():
             raise FileNotFoundError(f"--file {file!r} does not exist" if not path.exists() else
                                     f"--file {file!r} is not a file")
-        try:
-            found.extend(_lines(path.read_text(encoding="utf-8")))
-        except UnicodeDecodeError as error:
-            raise PredictInputError(f"--file {file!r} is not UTF-8 text: {error}") from None
+        found.extend(_lines(_utf8_text(path.read_bytes(), f"--file {file!r}")))
     if read_stdin and stdin is not None:
-        found.extend(_lines(stdin.read()))
+        found.extend(_lines(_utf8_text(getattr(stdin, "buffer", stdin).read(), "stdin")))
     if not found:
         source = f"--file {file!r} holds no text" if file is not None else "no input text"
         raise PredictInputError(f"{source}: give texts as arguments, --file PATH (one text a line), "
                                 "or pipe them on stdin ('-')")
     return found
+
+
+def _utf8_text(data: bytes | str, source: str) -> str:
+    """`data` as text, or `PredictInputError` naming the line of the first byte that is not UTF-8 (a `str` from
+    the command line or stdin carries such bytes as surrogates)."""
+    try:
+        raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as error:   # a lone surrogate that stands for no byte
+        raise PredictInputError(f"{source}: holds the lone surrogate U+{ord(data[error.start]):04X}, which is not "
+                                "text; give UTF-8 text") from None
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        where = f"{source} line {line}" if raw.count(b"\n") else source
+        raise PredictInputError(f"{where}: not valid UTF-8 (byte {column}); convert it to UTF-8 first, e.g. "
+                                "iconv -f latin1 -t utf-8") from None
 
 
 def _lines(text: str) -> Iterable[str]:
@@ -519,9 +545,6 @@ def run(args: argparse.Namespace) -> None:
     try:
         if args.question is not None and args.text_pair is not None:
             raise PredictInputError("give --question or --text-pair, not both")
-        for name, value in (("--top-k", args.top_k), ("--batch-size", args.batch_size)):
-            if value < 1:
-                raise PredictInputError(f"{name} {value}: give 1 or more")
         if args.output:
             _check_output(args.output)
         texts = read_texts(args.texts, args.file)
@@ -579,8 +602,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     predict.add_argument("texts", nargs="*", help="texts to run; '-' (or none, with stdin not a terminal) reads "
                                                   "stdin, a text a line")
     predict.add_argument("--file", help="a UTF-8 file with one text a line (blank lines skipped)")
-    predict.add_argument("--top-k", type=int, default=5, help="fill-mask: tokens shown per mask (default 5, at most "
-                                                              "what the export returns)")
+    predict.add_argument("--top-k", type=flag_types.positive_int, default=5,
+                         help="fill-mask: tokens shown per mask (default 5, at most what the export returns)")
     predict.add_argument("--json", action="store_true", help="print one JSON object a line (full embedding vectors)")
     predict.add_argument("--output", help="write every prediction to FILE.jsonl, or embeddings to FILE.npy "
                                           "([texts, size] float32)")
@@ -588,7 +611,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     predict.add_argument("--text-pair", help="pair models: the second text of every example")
     predict.add_argument("--signature", help="the signature to run (default serving_default; tokenize and "
                                              "preprocess also take text)")
-    predict.add_argument("--batch-size", type=int, default=32, help="texts per call (default 32)")
+    predict.add_argument("--batch-size", type=flag_types.positive_int, default=32, help="texts per call (default 32)")
     predict.add_argument("--language", help="XLM exports with language embeddings: the language of every text "
                                             "(one of the names the export lists)")
     predict.set_defaults(run=run, intermixed="texts")

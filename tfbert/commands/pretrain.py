@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 
-from tfbert.commands import add_command, add_overwrite_argument
+from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
@@ -153,26 +153,28 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="text files (a sentence a line, blank line between documents), corpus:web "
                              "(the bundled corpus), tfds:NAME, or for XLM tlm:SRC,TGT / mlm:A,B / clm:A,B")
     parser.add_argument("--model-dir", required=True, help="checkpoints, logs and the final encoder go here")
-    parser.add_argument("--steps", required=True, type=int, help="total training steps")
-    parser.add_argument("--batch-size", type=int, default=32, help="global batch size (default 32)")
+    parser.add_argument("--steps", required=True, type=flag_types.positive_int, help="total training steps")
+    parser.add_argument("--batch-size", type=flag_types.positive_int, default=32, help="global batch size (default 32)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
-    parser.add_argument("--sequence-length", type=int, default=128)
-    parser.add_argument("--max-predictions", type=int, default=20, help="masked positions per sequence")
+    parser.add_argument("--sequence-length", type=flag_types.sequence_length, default=128)
+    parser.add_argument("--max-predictions", type=flag_types.positive_int, default=20,
+                        help="masked positions per sequence")
     parser.add_argument("--optimizer", choices=pretraining_recipes(),
                         help=f"optimizer recipe: {optimizers}; default: the config's pretraining recipe, else "
                              "the architecture's paper")
-    parser.add_argument("--learning-rate", type=float,
+    parser.add_argument("--learning-rate", type=flag_types.learning_rate,
                         help="peak learning rate (default: the config's pretraining recipe, else the paper's)")
-    parser.add_argument("--warmup-steps", type=int,
+    parser.add_argument("--warmup-steps", type=flag_types.non_negative_int,
                         help="warm-up steps (default: the config's pretraining recipe, else the paper's)")
-    parser.add_argument("--checkpoint-every", type=int, default=1000)
-    parser.add_argument("--steps-per-execution", type=int, default=1, help="steps per host call (TPU: 100+)")
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--checkpoint-every", type=flag_types.positive_int, default=1000)
+    parser.add_argument("--steps-per-execution", type=flag_types.positive_int, default=1,
+                        help="steps per host call (TPU: 100+)")
+    parser.add_argument("--seed", type=flag_types.seed)
     add_precision_argument(parser)
     parser.add_argument("--encoding-errors", choices=["strict", "replace"], default="strict",
                         help="bytes in --data text files that are not UTF-8: strict (an error naming the file and "
                              "line) or replace (by U+FFFD, reporting how many lines changed)")
-    parser.add_argument("--shuffle-buffer", type=int, default=1000,
+    parser.add_argument("--shuffle-buffer", type=flag_types.non_negative_int, default=1000,
                         help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
     add_overwrite_argument(parser, "start a new run in --model-dir whatever it holds, deleting the old one once the "
                                    "new run has a checkpoint (without it a pretraining run there is resumed and "

@@ -32,7 +32,7 @@ import warnings
 from pathlib import Path
 from typing import Callable
 
-from tfbert.commands import add_command, add_overwrite_argument
+from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.outputs import QUICKSTART_MARKER, run_folder
@@ -196,8 +196,6 @@ def run(args: argparse.Namespace) -> None:
     """`tfbert quickstart`: the five steps with the command line's settings."""
     import_tensorflow_quietly()
 
-    if args.steps is not None and args.steps < 1:
-        raise CommandError(f"--steps must be at least 1, got {args.steps}")
     settings = QUICKSTART if args.steps is None else dataclasses.replace(QUICKSTART, steps=args.steps)
     try:
         quickstart(args.output_dir, args.work_dir, settings=settings, overwrite=args.overwrite)
@@ -217,7 +215,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--work-dir", default="quickstart_run",
                         help="corpus split, vocabulary, checkpoints and logs (default quickstart_run; emptied "
                              "on a rerun)")
-    parser.add_argument("--steps", type=int, help=f"pretraining steps (default {QUICKSTART.steps})")
+    parser.add_argument("--steps", type=flag_types.positive_int, help=f"pretraining steps (default {QUICKSTART.steps})")
     add_overwrite_argument(parser, "replace a --work-dir that an earlier quickstart did not make (one that it "
                                    "made is emptied and reused anyway)")
     parser.set_defaults(run=run)

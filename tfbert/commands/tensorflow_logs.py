@@ -2,12 +2,13 @@
 
 TensorFlow 2.21 writes C++ info lines ("oneDNN custom operations are on", "Could not find cuda
 drivers on your machine") to stderr while it is imported, before absl logging is set up, so
-`TF_CPP_MIN_LOG_LEVEL` cannot hide them; on a machine without a GPU it then logs a
-"failed call to cuInit" error. A new user reads these as failures. No TensorFlow or absl setting
-silences the first ones, so the import runs with stderr captured at the file-descriptor level;
+`TF_CPP_MIN_LOG_LEVEL` cannot hide them; on a machine without a GPU, listing the devices then logs
+a "failed call to cuInit" error. A new user reads these as failures, and one who set
+`TF_CPP_MIN_LOG_LEVEL` for later logs does not want them either. No TensorFlow or absl setting
+silences the first ones, so the import (and the device listing) runs with stderr captured at the file-descriptor level;
 anything but those info and warning lines is written back, and all of it if the import fails.
 
-    >>> import_tensorflow_quietly()   # then `import tensorflow` is silent; TF_CPP_MIN_LOG_LEVEL=0 shows all
+    >>> import_tensorflow_quietly()   # then `import tensorflow` is silent, whatever TF_CPP_MIN_LOG_LEVEL says
 """
 
 from __future__ import annotations
@@ -19,18 +20,23 @@ import tempfile
 
 STARTUP_NOISE = re.compile(
     r"^(WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
-    r"|[IW]\d{4} \d\d:\d\d:\d+\.\d+ +\d+ [\w.]+:\d+\] .*)$"
+    r"|[IW]\d{4} \d\d:\d\d:\d+\.\d+ +\d+ [\w.]+:\d+\] .*"
+    # the second line of cpu_feature_guard's info line
+    r"|To enable the following instructions: .* rebuild TensorFlow with the appropriate compiler flags\."
+    # a machine without a GPU (tfbert info lists the devices found)
+    r"|E\d{4} \d\d:\d\d:\d+\.\d+ +\d+ cuda_platform\.cc:\d+\] failed call to cuInit: .*)$"
 )
 
 
 def import_tensorflow_quietly() -> None:
-    """Imports TensorFlow, holding back its start-up info lines, unless the user set TF_CPP_MIN_LOG_LEVEL.
+    """Imports TensorFlow, holding back its start-up info and warning lines whatever TF_CPP_MIN_LOG_LEVEL says.
 
-    Also sets `TF_CPP_MIN_LOG_LEVEL=3` (errors that matter reach Python as exceptions).
+    Sets `TF_CPP_MIN_LOG_LEVEL=3` unless the user set it (errors that matter reach Python as exceptions);
+    a user's level still decides what TensorFlow logs after the import.
     """
-    if "tensorflow" in sys.modules or "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+    if "tensorflow" in sys.modules:
         return
-    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     sys.stderr.flush()
     try:
         stderr_copy = os.dup(2)
@@ -41,7 +47,9 @@ def import_tensorflow_quietly() -> None:
     with tempfile.TemporaryFile() as captured:
         os.dup2(captured.fileno(), 2)
         try:
-            import tensorflow  # noqa: F401
+            import tensorflow
+
+            tensorflow.config.list_physical_devices()   # the devices' start-up lines (cuInit) come here
         except BaseException:
             _restore(stderr_copy)
             _write_back(captured, keep_all=True)

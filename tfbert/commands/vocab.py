@@ -9,7 +9,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from tfbert.commands import add_command, add_overwrite_argument
+from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.outputs import check_free, new_output
@@ -47,8 +47,6 @@ def run_train(args: argparse.Namespace) -> None:
             check_text_file(path, allow_nul=True)
     except ValueError as error:
         raise CommandError(str(error)) from None
-    if args.vocab_size < 1:
-        raise CommandError(f"--vocab-size {args.vocab_size}: give a positive number of tokens")
     try:
         with new_output(args.output, overwrite=args.overwrite) as output, \
                 tempfile.TemporaryDirectory(prefix="tfbert_vocab_") as work_dir:
@@ -168,7 +166,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="wordpiece (BERT, ELECTRA), sentencepiece unigram or BPE (ALBERT, XLM-R), "
                              "byte_bpe (RoBERTa)")
     parser.add_argument("--data", nargs="+", help="text files, one sentence or paragraph a line")
-    parser.add_argument("--vocab-size", type=int,
+    parser.add_argument("--vocab-size", type=flag_types.vocab_size,
                         help="number of tokens, special tokens included: exactly this many, or an error saying why not")
     parser.add_argument("--output", help="folder to write the tokenizer into")
     parser.add_argument("--cased", action="store_true",

@@ -16,6 +16,8 @@ import os
 from typing import Iterable, Iterator
 
 ENCODING_ERRORS = ("strict", "replace")
+# Editors on Windows start UTF-8 files with it; it is not part of the first line's text (a header's first column).
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class LineDecoder:
@@ -50,7 +52,7 @@ class LineDecoder:
                 yield from self.lines(path, raw)
             return
         for number, line in enumerate(raw_lines, start=1):
-            yield self.decode(path, number, line)
+            yield self.decode(path, number, line.removeprefix(UTF8_BOM) if number == 1 else line)
 
     def summary(self) -> str | None:
         """What replacing changed, one line (None when nothing was replaced)."""

@@ -140,6 +140,7 @@ def export_saved_model(
     preprocessor = export_preprocessor(resolved, tokenizer, sequence_length)
     compilation = SmallBatchCompilation(xla_max_batch) if xla_max_batch else None
     task = _serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}), compilation)
+    task.check(preprocessor)
     if config.num_languages:
         task.with_languages(_language_names(source, languages, config.num_languages))
     module = ServingModule(task, resolved.model, resolved.encoder, preprocessor, pair_preprocess=pair)

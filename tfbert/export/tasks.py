@@ -79,6 +79,9 @@ class ServingTask(abc.ABC):
               inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         """The task's outputs for a batch of raw-string inputs."""
 
+    def check(self, preprocessor: Preprocessor) -> None:
+        """Raises `ValueError` for options this model and preprocessor cannot serve, before anything is traced."""
+
     def input_spec(self, name: str) -> tf.TensorSpec:
         """The signature's spec of input `name`: `[batch]` strings unless the task says otherwise."""
         return tf.TensorSpec([None], tf.string, name=name)
@@ -275,6 +278,15 @@ class FillMask(ServingTask):
     def __init__(self, top_k: int = 5, max_masks: int = 4):
         self.top_k = top_k
         self.max_masks = max_masks
+
+    def check(self, preprocessor):
+        vocabulary = preprocessor.tokenizer.vocabulary_size()
+        if self.top_k > vocabulary:
+            raise ValueError(f"top_k (--top-k) {self.top_k} is more than the {vocabulary:,} tokens of the vocabulary; "
+                             f"give at most {vocabulary:,}")
+        if self.max_masks > preprocessor.sequence_length:
+            raise ValueError(f"max_masks (--max-masks) {self.max_masks} is more than the sequence length "
+                             f"{preprocessor.sequence_length}; give at most {preprocessor.sequence_length}")
 
     def serve(self, model, preprocessor, inputs):
         tokenizer = preprocessor.tokenizer

@@ -45,10 +45,20 @@ def classification_evaluator(features: Mapping[str, np.ndarray], labels: np.ndar
 
 def regression_evaluator(features: Mapping[str, np.ndarray], scores: np.ndarray, batch_size: int = 64) -> Evaluator:
     """Pearson and Spearman correlation of the predicted scores (GLUE STS-B)."""
+    check_varied_scores(scores)
+
     def evaluate(model: keras.Model) -> dict[str, float]:
         predicted = model.predict(dict(features), batch_size=batch_size, verbose=0)["score"]
         return sts_correlations(scores, predicted)
     return evaluate
+
+
+def check_varied_scores(scores: np.ndarray) -> None:
+    """`ValueError` when every gold score is the same: no correlation with them is defined (0/0)."""
+    scores = np.asarray(scores)
+    if scores.size and np.ptp(scores) == 0:
+        raise ValueError(f"every evaluation score is {float(scores.flat[0]):g}: a correlation with constant scores "
+                         "is undefined, so no epoch could be judged; give evaluation pairs with different scores")
 
 
 def side_features(pair_features: Mapping[str, np.ndarray], side: str) -> dict[str, np.ndarray]:
@@ -89,6 +99,7 @@ def embed_sides(embedder: keras.Model, sides: Sequence[Mapping[str, np.ndarray]]
 def similarity_evaluator(pair_features: Mapping[str, np.ndarray], scores: np.ndarray, batch_size: int = 64) -> Evaluator:
     """STS evaluation of a sentence embedder: Pearson and Spearman correlation of the cosine of the `first_*`
     and `second_*` texts' embeddings with the gold scores (see `SidesEmbedder` for the models it takes)."""
+    check_varied_scores(scores)
     embed = SidesEmbedder([side_features(pair_features, side) for side in ("first", "second")], batch_size)
 
     def evaluate(model: keras.Model) -> dict[str, float]:

@@ -24,6 +24,7 @@ import tensorflow as tf
 
 from tfbert.data.packing import PackingStyle, SegmentPacker
 from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
+from tfbert.data.text_lists import text_list
 from tfbert.tasks.tokenization import PieceTokenizer, as_piece_tokenizer
 
 TokenizerLike = PieceTokenizer | Preprocessor | Any
@@ -82,6 +83,8 @@ def encode_texts(
     `max_length` and `packing_style` apply to the latter two (and `max_length` replaces a
     preprocessor's length).
     """
+    texts = text_list(texts)
+    pair_texts = None if pair_texts is None else text_list(pair_texts, "pair_texts")
     if pair_texts is not None and len(pair_texts) != len(texts):
         raise ValueError(f"{len(texts)} texts but {len(pair_texts)} pair texts")
     pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style)

@@ -25,6 +25,7 @@ from tfbert.distribute.strategy import resolve_strategy
 from tfbert.models.encoder import Encoder
 from tfbert.tasks.evaluation import Evaluator
 from tfbert.tasks.pretrained import load_pretrained_encoder
+from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
 
 logger = logging.getLogger(__name__)
@@ -72,6 +73,17 @@ class KeepBest(keras.callbacks.Callback):
             self.model.save(self.path)
             Path(self.path).with_suffix(".json").write_text(
                 json.dumps({"epoch": epoch + 1, "scores": scores}, indent=2), encoding="utf-8")
+
+
+def check_length_fits(pieces: int, positions: int) -> None:
+    """`ValueError` when sequences of `pieces` pieces are longer than the encoder's `positions`, before any step runs.
+
+    Example:
+        >>> check_length_fits(600, 512)   # ValueError: sequences of 600 pieces (--max-length) are longer ...
+    """
+    if pieces > positions:
+        raise ValueError(f"sequences of {pieces} pieces (--max-length) are longer than the model's {positions} "
+                         f"positions; give --max-length {positions} or less")
 
 
 def _dataset(features: Mapping[str, np.ndarray], labels: Labels, batch_size: int, seed: int | None,
@@ -152,7 +164,11 @@ def finetune(
     policy = choose_precision(strategy, precision)
     apply_precision(policy)
     with strategy.scope():
-        model = model_fn(load_pretrained_encoder(pretrained))
+        encoder = load_pretrained_encoder(pretrained)
+        width = max((values.shape[-1] for name, values in train_features.items() if name.endswith("token_ids")),
+                    default=0)
+        check_length_fits(width, encoder.config.max_sequence_length)
+        model = model_fn(encoder)
         optimizer = create_optimizer("finetune", total_steps, learning_rate=learning_rate,
                                      warmup_steps=int(warmup_fraction * total_steps), weight_decay=weight_decay,
                                      epsilon=epsilon)
@@ -162,7 +178,9 @@ def finetune(
         model.fit(
             _dataset(train_features, train_labels, batch_size, seed, drop_remainder=multi_replica),
             epochs=epochs,
-            callbacks=[keep_best, *(callbacks or [])],
+            # A non-finite loss or weight stops training before KeepBest saves that epoch.
+            callbacks=[StopOnNonFinite(lambda: keep_best.path if keep_best.best_epoch >= 0 else None),
+                       keep_best, *(callbacks or [])],
             verbose=verbose,
             shuffle=False,  # the dataset shuffles itself
         )

@@ -19,6 +19,8 @@ from typing import Any, Iterator, Sequence
 from tfbert.data.text_decoding import LineDecoder
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl"}
+# Scores are float32 in training: a larger number in a file would become infinite.
+FLOAT32_MAX = 3.4028234663852886e38
 
 
 class DataFileError(ValueError):
@@ -40,7 +42,7 @@ def file_format(path: str | Path, format: str | None = None) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise DataFileError(path, f"cannot tell the format from the extension {suffix!r}; "
-                                  "use .csv, .tsv or .jsonl, or pass format=")
+                                  "name the file .csv, .tsv or .jsonl")
     return FORMATS[suffix]
 
 
@@ -88,6 +90,10 @@ def _delimited(path: Path, handle, required: Sequence[str], delimiter: str) -> I
     header = next(reader, None)
     if not header or header == [""]:
         raise DataFileError(path, "the file is empty; expected a header line", 1)
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise DataFileError(path, f"the header names {', '.join(map(repr, repeated))} more than once; give every "
+                                  "column its own name", 1)
     for column in required:
         if column not in header:
             raise DataFileError(path, f"missing column in the header (columns: {', '.join(header)})", 1, column)

@@ -31,7 +31,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from tfbert.tasks.local_files import DataFileError, json_line_records
+from tfbert.tasks.local_files import FLOAT32_MAX, DataFileError, json_line_records
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
 NO_CONSENSUS = "-"
@@ -94,7 +94,7 @@ def _score(path: Path, line: int, name: str, value: Any) -> float:
         number = float(value)
     except (TypeError, ValueError):
         raise PairFileError(path, f"expected a number, got {value!r}", line, name) from None
-    if not math.isfinite(number):
+    if not math.isfinite(number) or abs(number) > FLOAT32_MAX:
         raise PairFileError(path, f"expected a finite number, got {value!r}", line, name)
     return number
 

@@ -160,6 +160,10 @@ def write_silver(path: str | Path, sentences: Sequence[str], pairs: Sequence[Pai
     def clean(text: str) -> str:
         return " ".join(text.split())
 
+    if not np.isfinite(scores).all():   # never a `nan` score in a file the next finetune trains on
+        raise ValueError(f"{int(np.sum(~np.isfinite(scores)))} of the {len(scores)} scores are not finite; "
+                         f"nothing written to {path}")
+
     lines = [f"{clean(sentences[a])}\t{clean(sentences[b])}\t{float(score):.4f}\n"
              for (a, b), score in zip(pairs, scores)]
     Path(path).write_text("".join(lines), encoding="utf-8")

@@ -9,13 +9,14 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from tfbert.data.text_decoding import LineDecoder
-from tfbert.tasks.local_files import DataFileError, read_records
+from tfbert.tasks.local_files import FLOAT32_MAX, DataFileError, read_records
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,22 +91,37 @@ def load_glue(task: str, split: str, data_dir: str | None = None, download: bool
                         np.asarray(labels, np.float32 if spec.is_regression else np.int32))
 
 
+# Class ids are int32 in the models and their inputs.
+LARGEST_CLASS_ID = 2**31 - 1
+
+
 def _parse_label(value, path: Path, line: int, column: str, regression: bool, label_names: Sequence[str] | None):
     if regression:
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise DataFileError(path, f"{value!r} is not a number", line, column) from None
+        return _parse_score(value, path, line, column)
     if label_names is not None and value in label_names:
         return list(label_names).index(value)
     try:
         number = float(value)
     except (TypeError, ValueError):
-        number = None
-    if number is None or number != int(number):
+        number = math.nan
+    if not math.isfinite(number) or number != int(number):
         allowed = f"an integer class id or one of {', '.join(label_names)}" if label_names else "an integer class id"
         raise DataFileError(path, f"{value!r} is not {allowed}", line, column)
+    if abs(number) > LARGEST_CLASS_ID:
+        raise DataFileError(path, f"label {value} is beyond the class ids a model holds (0..{LARGEST_CLASS_ID}); "
+                                  "give class ids 0..N-1", line, column)
     return int(number)
+
+
+def _parse_score(value, path: Path, line: int, column: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise DataFileError(path, f"{value!r} is not a number", line, column) from None
+    if not math.isfinite(number) or abs(number) > FLOAT32_MAX:
+        raise DataFileError(path, f"score {value!r} is not a finite number; give every example a real score",
+                            line, column)
+    return number
 
 
 def read_text_examples(

@@ -26,7 +26,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfbert.data.text_lists import text_list
 from tfbert.tasks.features import encode_texts
+from tfbert.tasks.finetune import check_length_fits
 from tfbert.tasks.model_dir import is_model_dir, model_file, read_task
 from tfbert.tasks.models import SentenceEmbedder, SequenceRegressor
 from tfbert.tasks.pretrained import find_pretrained_tokenizer, load_pretrained_encoder
@@ -56,10 +58,14 @@ class _KerasTextModel:
         self._call = tf.function(lambda inputs: model(inputs, training=False), reduce_retracing=True)
 
     def _run(self, output: str, texts: Sequence[str], pair_texts: Sequence[str] | None = None) -> np.ndarray:
+        texts = text_list(texts)
         if not len(texts):
             raise ValueError("no texts to run the model on")
         features = encode_texts(self.tokenizer, texts, pair_texts, max_length=self.max_length)
         lengths = features["padding_mask"].sum(axis=1)
+        encoder = getattr(self.model, "encoder", None)
+        if encoder is not None:
+            check_length_fits(int(lengths.max()), encoder.config.max_sequence_length)
         order = np.argsort(-lengths, kind="stable")
         results = []
         for start in range(0, len(order), self.batch_size):
@@ -68,7 +74,7 @@ class _KerasTextModel:
             batch = {name: tf.constant(values[rows, :width]) for name, values in features.items()}
             results.append(np.asarray(self._call(batch)[output], np.float32))
         values = np.concatenate(results)
-        return values[np.argsort(order, kind="stable")]
+        return finite_outputs(values[np.argsort(order, kind="stable")], output, texts)
 
 
 class KerasEmbedder(_KerasTextModel):
@@ -108,11 +114,24 @@ class _SavedModelTextModel:
         if output not in outputs:
             raise ValueError(f"{self.path}: serving_default returns {', '.join(outputs)}, not {output!r}; "
                              f"expected a SavedModel exported from a model with a {output!r} output")
+        inputs = {name: text_list(values, name) for name, values in inputs.items()}
         count = len(next(iter(inputs.values())))
         results = [self.signature(**{name: tf.constant(list(values[start:start + self.batch_size]), tf.string)
                                      for name, values in inputs.items()})[output].numpy()
                    for start in range(0, count, self.batch_size)]
-        return np.concatenate(results).astype(np.float32) if results else np.zeros((0,), np.float32)
+        values = np.concatenate(results).astype(np.float32) if results else np.zeros((0,), np.float32)
+        return finite_outputs(values, output, inputs["text"])
+
+
+def finite_outputs(values: np.ndarray, output: str, texts: Sequence[str]) -> np.ndarray:
+    """`values` (one row per text), or `ValueError` naming the first text whose `output` is NaN or infinite."""
+    bad = np.flatnonzero(~np.isfinite(values.reshape(len(values), -1)).all(axis=1))
+    if bad.size:
+        text = texts[bad[0]]
+        raise ValueError(f"the model gave a non-finite {output} for text {bad[0] + 1} ({text[:40]!r}) and "
+                         f"{bad.size - 1} other(s): its weights are not finite (a run that diverged); retrain it "
+                         "with a lower learning rate")
+    return values
 
 
 class SavedModelEmbedder(_SavedModelTextModel):

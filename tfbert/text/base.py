@@ -30,6 +30,29 @@ def as_utf8(strings: tf.Tensor) -> tf.Tensor:
     )
 
 
+_HAS_NUL = r"(?s).*\x00.*"
+
+
+def lower_utf8(strings: tf.Tensor) -> tf.Tensor:
+    """`tf.strings.lower(strings, encoding="utf-8")` that keeps NUL characters and the text after them.
+
+    That op hands ICU a C string, so it drops everything from the first NUL on (`"hello\\x00world"` ->
+    `"hello"`); strings holding a NUL are lowered between their NULs and joined back, which is the same
+    as lowering them whole since NUL is not a cased letter (final sigma included).
+    """
+    def between_nuls():
+        # reduce_join's separator is an attribute, which also stops at a NUL: each part carries its own.
+        parts = tf.strings.split(tf.reshape(strings, [-1]), "\x00")
+        lowered = tf.strings.join([tf.strings.lower(parts.flat_values, encoding="utf-8"), "\x00"])
+        joined = tf.strings.reduce_join(parts.with_flat_values(lowered), axis=-1)
+        length = tf.strings.length(joined)
+        return tf.reshape(tf.strings.substr(joined, tf.zeros_like(length), tf.maximum(length - 1, 0)),
+                          tf.shape(strings))
+
+    return tf.cond(tf.reduce_any(tf.strings.regex_full_match(strings, _HAS_NUL)), between_nuls,
+                   lambda: tf.strings.lower(strings, encoding="utf-8"))
+
+
 def roles_in_config(config: Mapping) -> dict[str, str]:
     """Special-token roles a saved tokenizer_config.json names; roles it leaves empty are detected
     again from the vocabulary (so tokens added later, such as <mask>, are found)."""

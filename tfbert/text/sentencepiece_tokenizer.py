@@ -16,7 +16,7 @@ from tensorflow_text.python.ops.sentencepiece_tokenizer import gen_sentencepiece
 from tfbert.text import _unigram
 from tfbert.text._files import PathLike, existing_file
 from tfbert.text._sharding import in_shards
-from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
+from tfbert.text.base import Tokenizer, as_utf8, lower_utf8, roles_in_config
 
 MODEL_FILE = "spiece.model"
 CONFIG_FILE = "tokenizer_config.json"
@@ -154,7 +154,7 @@ class SentencePieceTokenizer(Tokenizer):
         strings = as_utf8(strings)
         if self.strip_accents:
             strings = tf.strings.regex_replace(tf_text.normalize_utf8(strings, "NFKD"), r"\p{Mn}", "")
-        return tf.strings.lower(strings, encoding="utf-8") if self.lowercase else strings
+        return lower_utf8(strings) if self.lowercase else strings
 
     def tokenize(self, strings) -> tf.RaggedTensor:
         """Ids without BOS/EOS: a RaggedTensor [batch, tokens] of int32 (1-D for a scalar input)."""

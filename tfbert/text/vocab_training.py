@@ -179,16 +179,25 @@ def train_sentencepiece(
             minloglevel=2,
         )
     except RuntimeError as error:
-        most = re.search(r"Vocabulary size too high \(\d+\)\. Please set it to a value <= (\d+)", str(error))
-        if most is None:
-            raise
-        raise ValueError(f"vocab size {vocab_size}: this corpus gives at most {int(most.group(1)):,} SentencePiece "
-                         f"pieces; give a size up to {int(most.group(1)):,} or more text") from None
+        raise ValueError(_sentencepiece_size_message(str(error), vocab_size)) from None
     output.mkdir(parents=True, exist_ok=True)   # only now: a failed training leaves no folder
     (output / model).write_bytes(proto.getvalue())
     tokenizer = SentencePieceTokenizer(output / model, lowercase=lowercase)
     tokenizer.save_assets(output)
     return tokenizer
+
+
+def _sentencepiece_size_message(error: str, vocab_size: int) -> str:
+    """SentencePiece's trainer error about the vocabulary size, in the terms of `tfbert vocab`; else `error`."""
+    most = re.search(r"Vocabulary size too high \(\d+\)\. Please set it to a value <= (\d+)", error)
+    if most:
+        return (f"vocab size {vocab_size}: this corpus gives at most {int(most.group(1)):,} SentencePiece pieces; "
+                f"give a size up to {int(most.group(1)):,} or more text")
+    least = re.search(r"Vocabulary size is smaller than required_chars\. \d+ vs (\d+)", error)
+    if least:
+        return (f"vocab size {vocab_size} is smaller than the {int(least.group(1)):,} characters and special tokens "
+                f"this corpus needs; give at least {int(least.group(1)):,}")
+    return error
 
 
 def _count_pieces(corpus: Corpus) -> collections.Counter[bytes]:

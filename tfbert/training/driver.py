@@ -27,6 +27,7 @@ from tfbert.distribute.strategy import (
 )
 from tfbert.interrupts import deferred
 from tfbert.training.checkpointing import CheckpointEveryEpoch, TrainingCheckpoint
+from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
 from tfbert.training.progress import StepLogger, stdout_is_terminal
 
@@ -305,7 +306,9 @@ def _fit_chunks(first_step: int, steps: int, checkpoint_every: int) -> list[tupl
 
 
 def _callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose):
-    callbacks = [CheckpointEveryEpoch(state, steps_per_epoch, first_step=start)]
+    # First: a non-finite loss or weight stops the run before the checkpoint callback saves it.
+    callbacks = [StopOnNonFinite(lambda: state.latest, first_step=start),
+                 CheckpointEveryEpoch(state, steps_per_epoch, first_step=start)]
     if state.chief:
         callbacks.append(
             keras.callbacks.TensorBoard(os.path.join(model_dir, "logs"), update_freq=log_every)

@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> None:
                 learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
                 checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution,
                 precision=args.precision, seed=args.seed, shuffle_buffer=args.shuffle_buffer,
+                line_by_line=args.line_by_line, data_service=args.data_service,
             )
     except (OSError, ValueError, tf.errors.PermissionDeniedError, tf.errors.ResourceExhaustedError) as error:
         raise CommandError(run_failure_message(error, args.model_dir)) from None
@@ -154,5 +155,11 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "line) or replace (by U+FFFD, reporting how many lines changed)")
     parser.add_argument("--shuffle-buffer", type=int, default=1000,
                         help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
+    parser.add_argument("--line-by-line", action="store_true",
+                        help="each non-blank line of the --data text files is one example, cut to "
+                             "--sequence-length (as Hugging Face's LineByLineTextDataset); MLM-type objectives only")
+    parser.add_argument("--data-service", metavar="grpc://HOST:PORT",
+                        help="run the input pipeline on this tf.data service dispatcher's workers (start them with "
+                             "python -m tfbert.data.service dispatcher|worker); files are shared out dynamically")
     parser.set_defaults(run=run)
     return parser

@@ -26,6 +26,7 @@ from tfbert.models.encoder import Encoder
 from tfbert.tasks.evaluation import Evaluator
 from tfbert.tasks.pretrained import load_pretrained_encoder
 from tfbert.training.optimization import create_optimizer
+from tfbert.training.progress import TrainingClock
 
 logger = logging.getLogger(__name__)
 
@@ -158,13 +159,15 @@ def finetune(
                                      epsilon=epsilon)
         model.compile(optimizer=optimizer, jit_compile=jit_compile)
     keep_best = KeepBest(evaluate, monitor, str(Path(model_dir) / "best.keras"), mode)
+    clock = TrainingClock()
     with elementwise_clustering(policy, strategy, jit_compile):
         model.fit(
             _dataset(train_features, train_labels, batch_size, seed, drop_remainder=multi_replica),
             epochs=epochs,
-            callbacks=[keep_best, *(callbacks or [])],
+            callbacks=[clock, keep_best, *(callbacks or [])],
             verbose=verbose,
             shuffle=False,  # the dataset shuffles itself
         )
+    print(clock.summary())
     model.load_weights(keep_best.path)
     return FinetuneResult(model, keep_best.best_epoch + 1, keep_best.best_scores, keep_best.history, keep_best.path)

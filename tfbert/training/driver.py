@@ -27,7 +27,7 @@ from tfbert.distribute.strategy import (
 )
 from tfbert.training.checkpointing import CheckpointEveryEpoch, TrainingCheckpoint
 from tfbert.training.optimization import create_optimizer
-from tfbert.training.progress import StepLogger, stdout_is_terminal
+from tfbert.training.progress import StepLogger, TrainingClock, stdout_is_terminal
 
 logger = logging.getLogger(__name__)
 
@@ -240,6 +240,7 @@ def train(
     if first_step:
         logger.info("Resumed from %s at step %d of %d", state.latest, first_step, steps)
 
+    clock = TrainingClock()
     with elementwise_clustering(policy, strategy, use_jit):
         for start, epochs, steps_per_epoch in _fit_chunks(first_step, steps, checkpoint_every):
             dataset = distribute_dataset(strategy, dataset_fn, global_batch_size, skip_steps=start)
@@ -249,6 +250,7 @@ def train(
                 epochs=start // steps_per_epoch + epochs,
                 steps_per_epoch=steps_per_epoch,
                 callbacks=[
+                    clock,
                     *_callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose),
                     *(callbacks or []),
                 ],
@@ -256,6 +258,8 @@ def train(
                 shuffle=False,
             )
     _export_encoder(model, model_dir, state.chief)
+    if clock.steps and state.chief:
+        print(clock.summary())
     return model
 
 

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> None:
         decoder = LineDecoder(args.encoding_errors)
         check_text_files(args.data, decoder)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
-        data = replaced_documents(data, decoder)
+        data = replaced_documents(data, decoder, args.line_by_line)
         with single_writer(args.model_dir):
             remove_interrupted_writes(args.model_dir)
             model = pretrain(
@@ -64,14 +64,15 @@ def show_initialization() -> None:
     logger.setLevel(logging.INFO)
 
 
-def replaced_documents(data, decoder):
-    """`data` as is, or with `--encoding-errors replace` and undecodable lines, its documents with U+FFFD (reported)."""
+def replaced_documents(data, decoder, line_by_line: bool = False):
+    """`data` as is, or with `--encoding-errors replace` and undecodable lines, its documents (lines with
+    `--line-by-line`) with U+FFFD (reported)."""
     if not decoder.changed_lines:
         return data
-    from tfbert.data.readers import utf8_replaced_documents
+    from tfbert.data.readers import utf8_replaced_documents, utf8_replaced_lines
 
     print(f"tfbert pretrain: warning: {decoder.summary()}", file=sys.stderr)
-    return utf8_replaced_documents(data)
+    return utf8_replaced_lines(data) if line_by_line else utf8_replaced_documents(data)
 
 
 def single_writer(model_dir: str):

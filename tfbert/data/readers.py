@@ -143,6 +143,17 @@ def utf8_replaced_documents(patterns: Sequence[str]) -> tf.data.Dataset:
         document, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD))
 
 
+def utf8_replaced_lines(patterns: Sequence[str]) -> tf.data.Dataset:
+    """`text_lines` of the files (or glob patterns), every byte sequence that is not UTF-8 replaced by U+FFFD
+    (`--line-by-line --encoding-errors replace`).
+
+    >>> lines = utf8_replaced_lines(["latin1.txt"])
+    """
+    files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
+    return text_lines(files).map(lambda line: tf.strings.unicode_transcode(
+        line, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD))
+
+
 def _group_lines_into_documents(lines: tf.data.Dataset, max_document_sentences: int) -> tf.data.Dataset:
     """Sentence lines -> documents, one ending at each blank line, cut into windows of `max_document_sentences`.
 

@@ -52,7 +52,8 @@ def test_documents_shorter_than_a_window_are_examples_as_unstreamed(tmp_path, wo
     documents = [korean_lines[start:start + 20] for start in range(0, 200, 20)]
     path = tmp_path / "docs.txt"
     path.write_text("\n\n".join("\n".join(document) for document in documents) + "\n", encoding="utf-8")
-    in_memory = tf.data.Dataset.from_generator(lambda: iter(documents), output_signature=tf.TensorSpec([None], tf.string))
+    in_memory = tf.data.Dataset.from_generator(lambda: iter(documents),
+                                               output_signature=tf.TensorSpec([None], tf.string))
 
     def pairs(source):
         tokenized = tokenize_documents(source, wordpiece, SEQUENCE_LENGTH - 3)

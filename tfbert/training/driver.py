@@ -239,7 +239,8 @@ def train(
         logger.info("Resumed from %s at step %d of %d", state.latest, first_step, steps)
 
     clock = TrainingClock()
-    pipelines = _reusing_first(dataset_fn, first_dataset if strategy_kind(strategy) in ("default", "mirrored") else None)
+    one_host = strategy_kind(strategy) in ("default", "mirrored")
+    pipelines = _reusing_first(dataset_fn, first_dataset if one_host else None)
     with elementwise_clustering(policy, strategy, use_jit):
         for start, epochs, steps_per_epoch in _fit_chunks(first_step, steps, checkpoint_every):
             dataset = distribute_dataset(strategy, pipelines, global_batch_size, skip_steps=start)

@@ -34,7 +34,8 @@ import tensorflow as tf
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
 from tfbert.config import ModelConfig, PretrainingDefaults, load_config, read_config_mapping, save_config
-from tfbert.data import line_by_line_dataset, pretraining_dataset, text_line_documents, tfds_documents, tfrecord_documents
+from tfbert.data import (line_by_line_dataset, pretraining_dataset, text_line_documents, tfds_documents,
+                         tfrecord_documents)
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
 from tfbert.data.input_checks import check_text_files
 from tfbert.data.masking import mask_dataset

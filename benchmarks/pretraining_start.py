@@ -10,11 +10,11 @@ and Lee news documents), repeated and shuffled up to each size, in two shapes:
 
 Each corpus is trained on by `tfbert pretrain` (bert_tiny, MiniLM's WordPiece vocabulary, NSP +
 MLM, batch 32, length 128) in a fresh process, which prints its time to the first step (from
-process start: imports, data, model, compilation) and its steps/s after it. The first row is a
-0.1 MB corpus: its first step is the fixed cost (imports, compilation), so the column "data"
-(first step minus that) is what the corpus size costs. Files go to --scratch and are deleted.
+process start: imports, data, model, compilation) and its steps/s after it. The smallest size
+(0.1 MB by default) is the reference: its first step is the fixed cost (imports, compilation),
+so the column "data" (first step minus that) is what the corpus size costs. Files go to --scratch and are deleted.
 
-    python benchmarks/pretraining_start.py [--sizes 10 100 1000] [--steps 40] [--scratch /tmp]
+    python benchmarks/pretraining_start.py [--sizes 0.1 10 100 1000] [--steps 40] [--scratch /tmp]
 """
 
 from __future__ import annotations
@@ -85,14 +85,15 @@ def first_step(corpus: Path, steps: int, scratch: Path) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=float, nargs="+", default=[10, 100, 1000], help="corpus sizes in MB")
+    parser.add_argument("--sizes", type=float, nargs="+", default=[0.1, 10, 100, 1000],
+                        help="corpus sizes in MB; the smallest is the reference")
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--scratch", default=tempfile.gettempdir())
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="pretraining_start-", dir=args.scratch))
     rows = []
     try:
-        for size in [0.1, *args.sizes]:
+        for size in sorted(args.sizes):
             for shape in ("one document", "many documents"):
                 corpus = scratch / "corpus.txt"
                 write_corpus(corpus, size, shape)
@@ -103,8 +104,8 @@ def main() -> None:
                       file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    fixed = {shape: seconds for size, shape, seconds, _ in rows if size == 0.1}
-    print("| corpus | shape | time to first step (s) | data: first step - 0.1 MB's (s) | examples/s after it |")
+    fixed = {shape: seconds for size, shape, seconds, _ in rows if size == min(args.sizes)}
+    print("| corpus | shape | time to first step (s) | data: first step - smallest's (s) | examples/s after it |")
     print("|---|---|---|---|---|")
     for size, shape, seconds, rate in rows:
         print(f"| {size:g} MB | {shape} | {seconds:.1f} | {seconds - fixed[shape]:+.1f} | {rate * BATCH_SIZE:.0f} |")

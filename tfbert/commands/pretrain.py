@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> None:
         decoder = LineDecoder(args.encoding_errors)
         check_text_files(args.data, decoder)
         data = args.data[0] if len(args.data) == 1 and args.data[0].startswith("tfds:") else args.data
-        data = replaced_documents(data, decoder)
+        data = replaced_documents(data, decoder, args.line_by_line)
         with run_folder(args.model_dir, "pretrain", flag="--model-dir", overwrite=args.overwrite):
             remove_interrupted_writes(args.model_dir)
             model = pretrain(
@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> None:
                 learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
                 checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution,
                 precision=args.precision, seed=args.seed, shuffle_buffer=args.shuffle_buffer, callbacks=[watcher],
+                line_by_line=args.line_by_line, data_service=args.data_service,
             )
     except Interrupted as interrupted:
         interrupted.detail = interruption_detail(watcher.step(), args.model_dir)
@@ -92,14 +93,15 @@ def show_initialization() -> None:
     logger.setLevel(logging.INFO)
 
 
-def replaced_documents(data, decoder):
-    """`data` as is, or with `--encoding-errors replace` and undecodable lines, its documents with U+FFFD (reported)."""
+def replaced_documents(data, decoder, line_by_line: bool = False):
+    """`data` as is, or with `--encoding-errors replace` and undecodable lines, its documents (lines with
+    `--line-by-line`) with U+FFFD (reported)."""
     if not decoder.changed_lines:
         return data
-    from tfbert.data.readers import utf8_replaced_documents
+    from tfbert.data.readers import utf8_replaced_documents, utf8_replaced_lines
 
     print(f"tfbert pretrain: warning: {decoder.summary()}", file=sys.stderr)
-    return utf8_replaced_documents(data)
+    return utf8_replaced_lines(data) if line_by_line else utf8_replaced_documents(data)
 
 
 def steps_summary(optimizer_steps: int, target: int) -> str:
@@ -176,6 +178,12 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "line) or replace (by U+FFFD, reporting how many lines changed)")
     parser.add_argument("--shuffle-buffer", type=flag_types.non_negative_int, default=1000,
                         help="documents, then examples, are shuffled with buffers of this many (0: corpus order)")
+    parser.add_argument("--line-by-line", action="store_true",
+                        help="each non-blank line of the --data text files is one example, cut to "
+                             "--sequence-length (as Hugging Face's LineByLineTextDataset); MLM-type objectives only")
+    parser.add_argument("--data-service", metavar="grpc://HOST:PORT",
+                        help="run the input pipeline on this tf.data service dispatcher's workers (start them with "
+                             "python -m tfbert.data.service dispatcher|worker); files are shared out dynamically")
     add_overwrite_argument(parser, "start a new run in --model-dir whatever it holds, deleting the old one once the "
                                    "new run has a checkpoint (without it a pretraining run there is resumed and "
                                    "anything else refused)")

@@ -23,7 +23,7 @@ from typing import Iterator, Sequence
 
 import tensorflow as tf
 
-from tfbert.data.readers import _group_lines_into_documents
+from tfbert.data.readers import DOCUMENT_WINDOW, _group_lines_into_documents
 
 NAMES = ("web",)
 
@@ -38,7 +38,7 @@ def path(name: str = "web") -> Path:
 def documents(
     files: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
     *,
-    max_document_sentences: int = 100_000,
+    max_document_sentences: int = DOCUMENT_WINDOW,
 ) -> tf.data.Dataset:
     """Documents (1-D string tensors of sentences) from gzip-compressed sentence-a-line files.
 

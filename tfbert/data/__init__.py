@@ -5,6 +5,7 @@ from tfbert.data.packing import SegmentPacker, num_special_tokens
 from tfbert.data.pretraining import (
     contiguous_chunks,
     contiguous_examples,
+    line_by_line_dataset,
     pair_examples,
     pretraining_dataset,
     sentence_pairs,
@@ -19,6 +20,7 @@ __all__ = [
     "SegmentPacker",
     "contiguous_chunks",
     "contiguous_examples",
+    "line_by_line_dataset",
     "mask_dataset",
     "num_special_tokens",
     "pair_examples",

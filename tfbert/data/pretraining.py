@@ -38,6 +38,7 @@ import tensorflow as tf
 
 from tfbert.data.masking import MaskedLMMasker, mask_dataset
 from tfbert.data.packing import SegmentPacker, num_special_tokens
+from tfbert.data.readers import cut_rows
 
 Objective = Literal["nsp", "sop", "full_sentences", "doc_sentences", "electra_segments"]
 Tokenizer = Callable[[tf.Tensor], tf.RaggedTensor]
@@ -80,17 +81,12 @@ def tokenize_documents(
 
 
 def split_long_sentences(sentences: tf.RaggedTensor, max_tokens: int) -> tf.RaggedTensor:
-    """Cut each row into consecutive pieces of at most `max_tokens`; drop empty rows.
+    """Cut each row into consecutive pieces of at most `max_tokens`; drop empty rows (`readers.cut_rows`).
 
     >>> split_long_sentences(tf.ragged.constant([[1, 2, 3, 4, 5], [], [6]]), 2).to_list()
     [[1, 2], [3, 4], [5], [6]]
     """
-    position_in_row = tf.ragged.range(sentences.row_lengths()).flat_values
-    piece_starts = tf.equal(position_in_row % max_tokens, 0)
-    piece_ids = tf.cumsum(tf.cast(piece_starts, tf.int64)) - 1
-    return tf.RaggedTensor.from_value_rowids(
-        sentences.flat_values, piece_ids, nrows=tf.reduce_sum(tf.cast(piece_starts, tf.int64))
-    )
+    return cut_rows(sentences, max_tokens)
 
 
 def sentence_pairs(
@@ -408,10 +404,49 @@ def pretraining_dataset(
     else:
         raise ValueError(f"unknown objective {objective!r}")
 
+    batches = shuffled(examples, shuffle_buffer, seed).ragged_batch(batch_size, drop_remainder=True)
+    return _packed_and_masked(batches, pack, masker, batch_size, seed)
+
+
+def line_by_line_dataset(
+    lines: tf.data.Dataset,
+    tokenizer: Tokenizer,
+    *,
+    packer: SegmentPacker,
+    masker: MaskedLMMasker,
+    batch_size: int,
+    seed: int | None = None,
+    shuffle_buffer: int = 0,
+) -> tf.data.Dataset:
+    """Text lines -> one packed, masked example per non-blank line, cut to the packer's length.
+
+    As Hugging Face's `LineByLineTextDataset` with `DataCollatorForLanguageModeling`: every line
+    is one segment (`[CLS] line [SEP]`), truncated, never joined with its neighbours; lines are
+    shuffled with a buffer of `shuffle_buffer` (0: file order). Elements are as `pretraining_dataset`'s
+    without sentence-pair labels.
+
+    >>> ds = line_by_line_dataset(tf.data.TextLineDataset("lines.txt"), tokenizer.tokenize, packer=packer,
+    ...                           masker=masker, batch_size=32, seed=0)
+    """
+    lines = lines.map(tf.strings.strip).filter(lambda line: tf.strings.length(line) > 0)
+    batches = shuffled(lines, shuffle_buffer, seed).batch(batch_size, drop_remainder=True)
+
+    def pack(batch):
+        ids = tokenizer(batch)
+        if ids.shape.rank == 3:
+            ids = ids.merge_dims(1, 2)
+        return packer([tf.cast(ids, tf.int32)])
+
+    return _packed_and_masked(batches, pack, masker, batch_size, seed)
+
+
+def _packed_and_masked(batches: tf.data.Dataset, pack: Callable, masker: MaskedLMMasker, batch_size: int,
+                       seed: int | None) -> tf.data.Dataset:
+    """`pack` each batch, mask it (anew every pass), with the static batch size the model's graph needs."""
+
     def with_static_batch(features):
         return {name: tf.ensure_shape(value, [batch_size] + value.shape[1:]) for name, value in features.items()}
 
-    batches = shuffled(examples, shuffle_buffer, seed).ragged_batch(batch_size, drop_remainder=True)
     packed = batches.map(lambda batch: with_static_batch(pack(batch)),
                          num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     masked = mask_dataset(packed, masker, seed=seed).map(with_static_batch)

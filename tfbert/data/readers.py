@@ -2,8 +2,9 @@
 
 Every reader returns a `tf.data.Dataset` whose elements are documents: 1-D
 `tf.string` tensors holding one sentence per entry, stripped, never empty.
-Nothing reads a whole corpus into memory; a document is held only while it is
-being assembled, and `max_document_sentences` bounds even that.
+Nothing reads a whole corpus or a whole document into memory: documents longer
+than `max_document_sentences` (`DOCUMENT_WINDOW`) are cut into windows of that
+many sentences as they stream, in time linear in the corpus.
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ from typing import Literal, Sequence
 import tensorflow as tf
 
 SentenceSplit = Literal["newline", "punctuation"]
+
+# Sentences per document window: longer documents are cut as they stream (a window is the
+# largest unit any later step or shuffle buffer holds). Long enough that ordinary documents
+# (news stories, encyclopedia articles) stay whole.
+DOCUMENT_WINDOW = 256
 
 # End of a sentence: terminal punctuation, optional closing quotes/brackets,
 # then whitespace. RE2 has no look-behind, so the match is re-emitted with a
@@ -43,7 +49,7 @@ def text_line_documents(
     *,
     one_document_per_line: bool = False,
     sentence_split: SentenceSplit = "punctuation",
-    max_document_sentences: int = 100_000,
+    max_document_sentences: int = DOCUMENT_WINDOW,
 ) -> tf.data.Dataset:
     """Documents from UTF-8 text files, read line by line.
 
@@ -51,7 +57,7 @@ def text_line_documents(
     whitespace-only) line between documents; a file's end also ends a
     document. With `one_document_per_line=True` every line is a document,
     split into sentences by `sentence_split`. A document longer than
-    `max_document_sentences` is cut into several.
+    `max_document_sentences` is cut into windows of that many sentences.
 
     >>> docs = text_line_documents(["wiki_00.txt", "wiki_01.txt"])
     >>> next(iter(docs))   # tf.Tensor([b'First sentence.', b'Second one.'], shape=(2,))
@@ -60,7 +66,7 @@ def text_line_documents(
     if one_document_per_line:
         lines = file_names.flat_map(tf.data.TextLineDataset)
         documents = lines.map(lambda line: split_sentences(line, sentence_split))
-        return documents.filter(lambda document: tf.size(document) > 0)
+        return windowed_documents(documents, max_document_sentences)
     # An empty line after every file closes the file's last document.
     lines = file_names.flat_map(
         lambda name: tf.data.TextLineDataset(name).concatenate(tf.data.Dataset.from_tensors(tf.constant("")))
@@ -73,14 +79,29 @@ def tfrecord_documents(
     *,
     sentence_split: SentenceSplit = "newline",
     compression_type: str | None = None,
+    max_document_sentences: int = DOCUMENT_WINDOW,
 ) -> tf.data.Dataset:
-    """Documents from TFRecord files whose records are raw UTF-8 document strings.
+    """Documents from TFRecord files whose records are raw UTF-8 document strings, in windows of at most
+    `max_document_sentences` sentences.
 
     >>> docs = tfrecord_documents("corpus-*.tfrecord", sentence_split="punctuation")
     """
     records = tf.data.TFRecordDataset(_as_list(files), compression_type=compression_type)
     documents = records.map(lambda record: split_sentences(record, sentence_split))
-    return documents.filter(lambda document: tf.size(document) > 0)
+    return windowed_documents(documents, max_document_sentences)
+
+
+def text_lines(files: str | os.PathLike | Sequence[str | os.PathLike]) -> tf.data.Dataset:
+    """The stripped, non-blank lines of UTF-8 text files (`.gz` files read as gzip), in order.
+
+    The input of `--line-by-line` pretraining (`tfbert.data.line_by_line_dataset`): each line an example.
+
+    >>> lines = text_lines(["a.txt", "b.txt.gz"])
+    """
+    file_names = tf.data.Dataset.from_tensor_slices(tf.constant(_as_list(files), tf.string))
+    lines = file_names.flat_map(lambda name: tf.data.TextLineDataset(
+        name, compression_type=tf.where(tf.strings.regex_full_match(name, r".*\.gz"), "GZIP", "")))
+    return lines.map(tf.strings.strip).filter(lambda line: tf.strings.length(line) > 0)
 
 
 def tfds_documents(
@@ -108,7 +129,7 @@ def tfds_documents(
         raise OSError(f"cannot load {name!r} from TensorFlow Datasets ({type(error).__name__}: {reason}); it "
                       "downloads the data on first use, which needs the internet") from None
     documents = examples.map(lambda example: split_sentences(example[feature], sentence_split))
-    return documents.filter(lambda document: tf.size(document) > 0)
+    return windowed_documents(documents, DOCUMENT_WINDOW)
 
 
 def utf8_replaced_documents(patterns: Sequence[str]) -> tf.data.Dataset:
@@ -122,24 +143,80 @@ def utf8_replaced_documents(patterns: Sequence[str]) -> tf.data.Dataset:
         document, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD))
 
 
-def _group_lines_into_documents(lines: tf.data.Dataset, max_document_sentences: int) -> tf.data.Dataset:
-    """Sentence lines -> documents, ending one at each blank line (a streaming `scan`).
+def utf8_replaced_lines(patterns: Sequence[str]) -> tf.data.Dataset:
+    """`text_lines` of the files (or glob patterns), every byte sequence that is not UTF-8 replaced by U+FFFD
+    (`--line-by-line --encoding-errors replace`).
 
-    The scan's state is the current document's sentences so far; it emits the
-    document when a blank line arrives or the document reaches the cap.
+    >>> lines = utf8_replaced_lines(["latin1.txt"])
     """
+    files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
+    return text_lines(files).map(lambda line: tf.strings.unicode_transcode(
+        line, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD))
 
-    def step(sentences, line):
-        line = tf.strings.strip(line)
-        blank = tf.equal(tf.strings.length(line), 0)
-        grown = tf.cond(blank, lambda: sentences, lambda: tf.concat([sentences, line[tf.newaxis]], 0))
-        complete = blank | (tf.size(grown) >= max_document_sentences)
-        next_state = tf.cond(complete, lambda: tf.zeros([0], tf.string), lambda: grown)
-        return next_state, (grown, complete)
 
-    grouped = lines.scan(tf.zeros([0], tf.string), step)
-    grouped = grouped.filter(lambda document, complete: complete & (tf.size(document) > 0))
-    return grouped.map(lambda document, complete: document)
+def _group_lines_into_documents(lines: tf.data.Dataset, max_document_sentences: int) -> tf.data.Dataset:
+    """Sentence lines -> documents, one ending at each blank line, cut into windows of `max_document_sentences`.
+
+    Lines are read in blocks of `max_document_sentences`; a `scan` carries the open document's
+    unfinished window (fewer lines than a window) into the next block. Each line is copied at most
+    twice, so the cost is linear in the corpus whatever the documents' lengths, and at most two
+    windows are held.
+    """
+    window = int(max_document_sentences)
+    if window < 1:
+        raise ValueError(f"max_document_sentences must be at least 1, got {max_document_sentences}")
+
+    def step(carry, block):
+        text = tf.concat([carry, tf.strings.strip(block)], 0)
+        blank = tf.equal(tf.strings.length(text), 0)
+        run_ids = tf.cumsum(tf.cast(blank, tf.int64))   # blank lines before each line: its document
+        sentences = tf.boolean_mask(text, ~blank)
+        runs = tf.RaggedTensor.from_value_rowids(
+            sentences, tf.boolean_mask(run_ids, ~blank), nrows=tf.reduce_sum(tf.cast(blank, tf.int64)) + 1)
+        open_length = runs.row_lengths()[-1]
+        kept = tf.cast(open_length % window, tf.int32)   # the open document's unfinished window
+        emitted = tf.size(sentences) - kept
+        closed = tf.RaggedTensor.from_row_lengths(
+            sentences[:emitted], tf.concat([runs.row_lengths()[:-1], [open_length - tf.cast(kept, tf.int64)]], 0))
+        return sentences[emitted:], cut_rows(closed, window)
+
+    windows = lines.batch(window).scan(tf.zeros([0], tf.string), step)
+    # A file's end is a blank line (see text_line_documents), so nothing is left in the carry at the end.
+    return _one_per_element(windows)
+
+
+def windowed_documents(documents: tf.data.Dataset, max_document_sentences: int) -> tf.data.Dataset:
+    """Documents cut into consecutive windows of at most `max_document_sentences` sentences; empty ones dropped.
+
+    >>> windowed_documents(tf.data.Dataset.from_tensors(tf.constant(["a", "b", "c"])), 2)  # ["a", "b"], ["c"]
+    """
+    def windows(document):
+        return cut_rows(tf.RaggedTensor.from_row_lengths(document, tf.shape(document, tf.int64)[:1]),
+                        max_document_sentences)
+
+    return _one_per_element(documents.map(windows))
+
+
+def _one_per_element(windows: tf.data.Dataset) -> tf.data.Dataset:
+    """A dataset of ragged `[windows, sentences]` batches -> one 1-D string tensor per window."""
+
+    def as_tensor(window):
+        return tf.identity(window)   # unbatch gives ragged-rank-0 specs; documents are plain tensors
+
+    return windows.unbatch().map(as_tensor)
+
+
+def cut_rows(rows: tf.RaggedTensor, max_length: int) -> tf.RaggedTensor:
+    """Cut each row into consecutive pieces of at most `max_length` values; drop empty rows.
+
+    >>> cut_rows(tf.ragged.constant([[1, 2, 3, 4, 5], [], [6]]), 2).to_list()
+    [[1, 2], [3, 4], [5], [6]]
+    """
+    position_in_row = tf.ragged.range(rows.row_lengths()).flat_values
+    piece_starts = tf.equal(position_in_row % max_length, 0)
+    piece_ids = tf.cumsum(tf.cast(piece_starts, tf.int64)) - 1
+    return tf.RaggedTensor.from_value_rowids(
+        rows.flat_values, piece_ids, nrows=tf.reduce_sum(tf.cast(piece_starts, tf.int64)))
 
 
 def _as_list(files: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:

@@ -27,6 +27,7 @@ from tfbert.tasks.evaluation import Evaluator
 from tfbert.tasks.pretrained import load_pretrained_encoder
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
+from tfbert.training.progress import TrainingClock
 
 logger = logging.getLogger(__name__)
 
@@ -174,15 +175,17 @@ def finetune(
                                      epsilon=epsilon)
         model.compile(optimizer=optimizer, jit_compile=jit_compile)
     keep_best = KeepBest(evaluate, monitor, str(Path(model_dir) / "best.keras"), mode)
+    clock = TrainingClock()
     with elementwise_clustering(policy, strategy, jit_compile):
         model.fit(
             _dataset(train_features, train_labels, batch_size, seed, drop_remainder=multi_replica),
             epochs=epochs,
             # A non-finite loss or weight stops training before KeepBest saves that epoch.
             callbacks=[StopOnNonFinite(lambda: keep_best.path if keep_best.best_epoch >= 0 else None),
-                       keep_best, *(callbacks or [])],
+                       clock, keep_best, *(callbacks or [])],
             verbose=verbose,
             shuffle=False,  # the dataset shuffles itself
         )
+    print(clock.summary())
     model.load_weights(keep_best.path)
     return FinetuneResult(model, keep_best.best_epoch + 1, keep_best.best_scores, keep_best.history, keep_best.path)

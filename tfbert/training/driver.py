@@ -29,7 +29,7 @@ from tfbert.interrupts import deferred
 from tfbert.training.checkpointing import CheckpointEveryEpoch, TrainingCheckpoint
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
-from tfbert.training.progress import StepLogger, stdout_is_terminal
+from tfbert.training.progress import StepLogger, TrainingClock, stdout_is_terminal
 
 logger = logging.getLogger(__name__)
 
@@ -229,10 +229,8 @@ def train(
             )
         )
         model.compile(optimizer=optimizer, jit_compile=use_jit, steps_per_execution=steps_per_execution)
-        element_spec = dataset_fn(
-            per_replica_batch_size(global_batch_size, strategy), tf.distribute.InputContext()
-        ).element_spec
-        build_for_restore(model, model.optimizer, element_spec)
+        first_dataset = dataset_fn(per_replica_batch_size(global_batch_size, strategy), tf.distribute.InputContext())
+        build_for_restore(model, model.optimizer, first_dataset.element_spec)
         skip_keras_symbolic_build(model)
         make_logs_reducible_across_workers(model, strategy)
         state = TrainingCheckpoint(
@@ -242,15 +240,19 @@ def train(
     if first_step:
         logger.info("Resumed from %s at step %d of %d", state.latest, first_step, steps)
 
+    clock = TrainingClock()
+    one_host = strategy_kind(strategy) in ("default", "mirrored")
+    pipelines = _reusing_first(dataset_fn, first_dataset if one_host else None)
     with elementwise_clustering(policy, strategy, use_jit):
         for start, epochs, steps_per_epoch in _fit_chunks(first_step, steps, checkpoint_every):
-            dataset = distribute_dataset(strategy, dataset_fn, global_batch_size, skip_steps=start)
+            dataset = distribute_dataset(strategy, pipelines, global_batch_size, skip_steps=start)
             model.fit(
                 dataset,
                 initial_epoch=start // steps_per_epoch,
                 epochs=start // steps_per_epoch + epochs,
                 steps_per_epoch=steps_per_epoch,
                 callbacks=[
+                    clock,
                     *_callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose),
                     *(callbacks or []),
                 ],
@@ -258,7 +260,25 @@ def train(
                 shuffle=False,
             )
     _export_encoder(model, model_dir, state.chief)
+    if clock.steps and state.chief:
+        print(clock.summary())
     return model
+
+
+def _reusing_first(dataset_fn: DatasetFn, first_dataset: tf.data.Dataset | None) -> DatasetFn:
+    """`dataset_fn`, whose first one-pipeline call returns `first_dataset` (already built, for its element spec).
+
+    Building a pretraining pipeline traces its tokenizer, pairing and masking functions, which takes
+    seconds (minutes on a loaded CPU); a one-host run builds it once. Other strategies build their
+    pipelines on their own input hosts, so they get `first_dataset=None`.
+    """
+    unused = [first_dataset] if first_dataset is not None else []
+
+    def pipeline(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
+        if unused and input_context.num_input_pipelines == 1:
+            return unused.pop()
+        return dataset_fn(batch_size, input_context)
+    return pipeline
 
 
 def _check_arguments(strategy, steps, checkpoint_every, accumulation, global_batch_size) -> None:

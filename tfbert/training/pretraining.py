@@ -34,12 +34,14 @@ import tensorflow as tf
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
 from tfbert.config import ModelConfig, PretrainingDefaults, load_config, read_config_mapping, save_config
-from tfbert.data import pretraining_dataset, text_line_documents, tfds_documents, tfrecord_documents
+from tfbert.data import (line_by_line_dataset, pretraining_dataset, text_line_documents, tfds_documents,
+                         tfrecord_documents)
 from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
 from tfbert.data.input_checks import check_text_files
 from tfbert.data.masking import mask_dataset
 from tfbert.data.preprocessor import MaskingSettings, Preprocessor
 from tfbert.data.pretraining import shuffled
+from tfbert.data.readers import text_lines
 from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
 from tfbert.training.driver import train
@@ -135,6 +137,48 @@ def pretraining_examples(
                                    packer=preprocessor.packer, masker=preprocessor.masker, batch_size=batch_size,
                                    seed=seed, shuffle_buffer=shuffle_buffer)
     return examples.map(lambda batch: split_inputs_and_labels(batch, config, objectives)).prefetch(tf.data.AUTOTUNE)
+
+
+def line_by_line_examples(
+    config: ModelConfig,
+    tokenizer: Tokenizer,
+    lines: tf.data.Dataset,
+    *,
+    batch_size: int,
+    sequence_length: int = 128,
+    max_predictions: int = 20,
+    seed: int | None = None,
+    shuffle_buffer: int = 1000,
+    objectives: Sequence[str] | None = None,
+) -> tf.data.Dataset:
+    """`(inputs, labels)` batches with one example per text line (`line_by_line_dataset`), for MLM-only runs.
+
+    Example:
+        >>> batches = line_by_line_examples(config, tokenizer, text_lines("lines.txt"), batch_size=32,
+        ...                                 objectives=("mlm",))
+    """
+    preprocessor = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions)
+    examples = line_by_line_dataset(lines, tokenizer.tokenize, packer=preprocessor.packer, masker=preprocessor.masker,
+                                    batch_size=batch_size, seed=seed, shuffle_buffer=shuffle_buffer)
+    return examples.map(lambda batch: split_inputs_and_labels(batch, config, objectives)).prefetch(tf.data.AUTOTUNE)
+
+
+def lines_from(data: str | Sequence[str] | tf.data.Dataset) -> tf.data.Dataset:
+    """The lines of `data` for `--line-by-line`: text files (`.gz` too, glob patterns) or a dataset of strings.
+
+    Example:
+        >>> lines = lines_from(["notes.txt"])
+    """
+    if isinstance(data, tf.data.Dataset):
+        return data
+    files = [data] if isinstance(data, str) else [str(path) for path in data]
+    if any(path.startswith(("tfds:", "corpus:")) for path in files):
+        raise ValueError("--line-by-line reads text files (a line an example), not tfds: or corpus: data")
+    expanded = [match for pattern in files for match in (tf.io.gfile.glob(pattern) or [pattern])]
+    missing = [path for path in expanded if not tf.io.gfile.exists(path)]
+    if missing:
+        raise FileNotFoundError(f"corpus file {missing[0]!r} does not exist")
+    return text_lines(expanded)
 
 
 def pretraining_preprocessor(config: ModelConfig, tokenizer: Tokenizer, sequence_length: int = 128,
@@ -286,6 +330,8 @@ def pretrain(
     precision: str = "auto",
     seed: int | None = None,
     shuffle_buffer: int = 1000,
+    line_by_line: bool = False,
+    data_service: str | None = None,
     verbose: str | int = "auto",
     log_every: int = 100,
     callbacks: list[keras.callbacks.Callback] | None = None,
@@ -296,7 +342,12 @@ def pretrain(
     files of raw documents, `tfds:NAME`, `corpus:web` (the bundled corpus), a `tf.data.Dataset` of
     documents (`documents_from`), or for XLM `tlm:SRC,TGT`, `mlm:A,B,...`, `clm:A,B,...`
     (`xlm_examples`). Files may be in a bucket (`gs://`). Documents, then examples, are shuffled
-    with buffers of `shuffle_buffer` (seeded by `seed`; 0 keeps corpus order).
+    with buffers of `shuffle_buffer` (seeded by `seed`; 0 keeps corpus order). Documents stream:
+    long ones are cut into windows (`tfbert.data.readers.DOCUMENT_WINDOW` sentences), so the
+    start costs the same at any corpus size. `line_by_line=True` makes each line of the text
+    files one example (Hugging Face's `LineByLineTextDataset`; MLM-type objectives only).
+    `data_service="grpc://HOST:PORT"` runs the input pipeline on a tf.data service cluster
+    (`tfbert.data.service`).
 
     `init_from` starts from an existing model's weights instead of random ones (see
     `tfbert.training.initialization.read_source`): its config and tokenizer are used where
@@ -332,7 +383,8 @@ def pretrain(
     spec = architecture_of(config)
     names = objectives if objectives is not None else (config.pretraining and config.pretraining.objectives)
     objectives, dataset_fn = EXAMPLE_PIPELINES[spec.examples.source](
-        config, tokenizer, data, ExampleSettings(sequence_length, max_predictions, seed, shuffle_buffer), names)
+        config, tokenizer, data,
+        ExampleSettings(sequence_length, max_predictions, seed, shuffle_buffer, line_by_line, data_service), names)
     config = with_recorded_objectives(config, objectives)
 
     def optimizer_fn(total_steps: int) -> keras.optimizers.Optimizer:
@@ -469,12 +521,15 @@ def with_recorded_objectives(config: ModelConfig, objectives: Sequence[str]) -> 
 
 @dataclasses.dataclass(frozen=True)
 class ExampleSettings:
-    """How `pretrain` makes examples: sequence length, masked slots, seed and shuffle buffer."""
+    """How `pretrain` makes examples: sequence length, masked slots, seed, shuffle buffer, a line an example or
+    not, and where the pipeline runs (None: here; else a tf.data service dispatcher's address)."""
 
     sequence_length: int = 128
     max_predictions: int = 20
     seed: int | None = None
     shuffle_buffer: int = 1000
+    line_by_line: bool = False
+    data_service: str | None = None
 
 
 DatasetFn = Callable[[int, tf.distribute.InputContext], tf.data.Dataset]
@@ -489,15 +544,43 @@ def document_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings:
     """
     spec = architecture_of(config)
     objectives = spec.objectives_named(names) if names else spec.default_objectives
-    documents = documents_from(data)
+    if settings.data_service is not None:
+        from tfbert.data.service import check_address
+        check_address(settings.data_service)
+    if settings.line_by_line:
+        check_line_by_line_objectives(spec, objectives)
+        source, make_examples = lines_from(data), line_by_line_examples
+    else:
+        source, make_examples = documents_from(data), pretraining_examples
 
     def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
-        shard = shuffled(shard_for_input_pipeline(documents, input_context), settings.shuffle_buffer, settings.seed)
-        return pretraining_examples(config, tokenizer, shard.repeat(), batch_size=batch_size,
-                                    sequence_length=settings.sequence_length, max_predictions=settings.max_predictions,
-                                    seed=settings.seed, shuffle_buffer=settings.shuffle_buffer,
-                                    objectives=objectives)
+        local = settings.data_service is None
+        shard = shard_for_input_pipeline(source, input_context) if local else source
+        examples = make_examples(config, tokenizer, shuffled(shard, settings.shuffle_buffer, settings.seed).repeat(),
+                                 batch_size=batch_size, sequence_length=settings.sequence_length,
+                                 max_predictions=settings.max_predictions, seed=settings.seed,
+                                 shuffle_buffer=settings.shuffle_buffer, objectives=objectives)
+        return examples if local else on_data_service(examples, settings.data_service)
     return objectives, dataset_fn
+
+
+def on_data_service(examples: tf.data.Dataset, address: str) -> tf.data.Dataset:
+    """`examples` made by the tf.data service at `address`, every trainer pipeline sharing one job
+    (`tfbert.data.service.distributed`: dynamic sharding, so no pipeline shards its own input)."""
+    from tfbert.data.service import distributed
+
+    return distributed(examples, address).prefetch(tf.data.AUTOTUNE)
+
+
+def check_line_by_line_objectives(spec: ArchitectureSpec, objectives: Sequence[str]) -> None:
+    """`ValueError` when `objectives` need sentence pairs, which line-by-line examples (one segment) lack."""
+    label = spec.examples.model_label
+    paired = label is not None and label.removesuffix("_labels") in objectives
+    if paired:
+        single = [choice for choice in spec.choosable_objectives() if label.removesuffix("_labels") not in choice]
+        hint = f"; add --objectives {single[0]}" if single else ""
+        raise ValueError(f"--line-by-line makes one-segment examples, so {spec.name}'s "
+                         f"{label.removesuffix('_labels')} objective cannot be trained{hint}")
 
 
 def multilingual_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings: ExampleSettings,
@@ -507,6 +590,9 @@ def multilingual_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, setti
     `names` (`tlm`, `mlm` or `clm`), when given, must be what the data's prefix says.
     """
     kind = parse_xlm_data(data)[0]
+    if settings.line_by_line or settings.data_service:
+        raise ValueError("XLM's tlm:/mlm:/clm: data is read on the trainer as streams of its own; "
+                         "--line-by-line and --data-service are for document corpora")
     if names:
         architecture_of(config).objectives_named(names)
         wanted = names if isinstance(names, str) else ",".join(names)

@@ -170,7 +170,7 @@ WRITERS = {
     "vocab": ["vocab", "--kind", "wordpiece", "--data", "{corpus}", "--vocab-size", "100", "--output", "{out}"],
     "vocab_add": ["vocab", "add", "{vocab}", "--tokens", "{corpus}", "--output", "{out}"],
     "pretrain": ["pretrain", "--config", "{tiny}", "--tokenizer", "{vocab}", "--data", "{corpus}", "--steps", "2",
-                 "--sequence-length", "16", "--model-dir", "{out}"],
+                 "--sequence-length", "16", "--max-predictions", "2", "--model-dir", "{out}"],
     "finetune": ["finetune", "--pretrained", "{encoder}", "--train", "{corpus}", "--eval", "{corpus}",
                  "--model-dir", "{out}"],
     "distill": ["distill", "--teacher", "{encoder}", "--student", "{encoder}", "--parallel", "{corpus}",

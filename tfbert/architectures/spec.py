@@ -170,7 +170,7 @@ class ArchitectureSpec:
         formats: checkpoint formats by name (`huggingface`; `tf1`, `keras_hub`).
 
     Example:
-        >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",
+        >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",  # doctest: +SKIP
         ...                         packing_style="bert", objectives=("mlm",), default_objectives=("mlm",),
         ...                         examples=ExampleRecipe("full_sentences"), pretraining_model=factory,
         ...                         pretraining_models=("PretrainingModel",))
@@ -230,7 +230,7 @@ class ArchitectureSpec:
         """The objectives `--objectives` names (`"mlm,sop"`, in any order); `ValueError` listing the valid sets.
 
         Example:
-            >>> architectures.get("albert").objectives_named("mlm")
+            >>> architectures.get("albert").objectives_named("mlm")  # doctest: +SKIP
             ('mlm',)
         """
         wanted = [name.strip() for name in (names.split(",") if isinstance(names, str) else names) if name.strip()]
@@ -246,8 +246,8 @@ class ArchitectureSpec:
         """The family's pretraining model for `config` training `objectives` (default: the paper's).
 
         Example:
-            >>> model = architectures.get("albert").build_pretraining_model(load_config("albert_tiny"))
-            >>> type(model).__name__, model.pair_objective
+            >>> model = architectures.get("albert").build_pretraining_model(load_config("albert_tiny"))  # doctest: +SKIP
+            >>> type(model).__name__, model.pair_objective  # doctest: +SKIP
             ('PretrainingModel', 'sop')
         """
         return self.pretraining_model(config, self.check_objectives(objectives), seed, dtype)
@@ -287,7 +287,7 @@ class TF1Format:
             the encoder alone.
 
     Example:
-        >>> architectures.get("bert").format("tf1").config_file
+        >>> architectures.get("bert").format("tf1").config_file  # doctest: +SKIP
         'bert_config.json'
     """
 
@@ -320,7 +320,7 @@ class KerasHubFormat:
             vocabulary files, gives keras-hub's ids (XLM-R's shifts SentencePiece ids, as fairseq did).
 
     Example:
-        >>> architectures.get("albert").format("keras_hub").backbone_class
+        >>> architectures.get("albert").format("keras_hub").backbone_class  # doctest: +SKIP
         'AlbertBackbone'
     """
 

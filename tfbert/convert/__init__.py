@@ -6,7 +6,7 @@ share (dense, LayerNorm, fused QKV, a BERT-style block) in `tfbert.convert.weigh
 
 Example:
     >>> from tfbert import convert
-    >>> convert.huggingface_config(load_config("roberta_base"))["model_type"]
+    >>> convert.huggingface_config(load_config("roberta_base"))["model_type"]  # doctest: +SKIP
     'roberta'
 """
 

@@ -4,7 +4,7 @@ Written by hand (a few lines) because `fcntl` locks do not survive on network fi
 nothing about *who* holds them; a pid file does, and a pid that is no longer running marks a stale
 lock left by a killed process, which is taken over.
 
-    >>> with RunLock("runs/a"):
+    >>> with RunLock("runs/a"):  # doctest: +SKIP
     ...     train()          # a second `tfbert pretrain --model-dir runs/a` is refused meanwhile
 """
 

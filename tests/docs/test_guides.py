@@ -1,8 +1,8 @@
 """Every ```python and ```bash block of README.md and docs/*.md runs, page by page, on tiny configs.
 
 Each page runs in one fresh interpreter in its own temporary folder (`run_page.py`); the folder holds what a
-reader would have downloaded, from the test assets: `all-MiniLM-L6-v2/` (a Hugging Face folder), `gpt2.tiktoken`
-and `spiece.model` (a SentencePiece unigram model). Blocks marked
+reader would have downloaded, from the test assets: `all-MiniLM-L6-v2/` (a Hugging Face folder), `gpt2.tiktoken`,
+`spiece.model` (a SentencePiece unigram model) and `ko_corpus.txt` (the Korean constitution). Blocks marked
 `<!-- skip: reason -->` are skipped and listed at the end of the run (`tests/docs/conftest.py`).
 """
 
@@ -19,7 +19,8 @@ from guide_blocks import all_blocks, pages, blocks
 HERE = Path(__file__).parent
 # What a reader would have downloaded: the name in the page's folder -> a test asset (a folder by one of its files).
 FOLDERS = {"all-MiniLM-L6-v2": "minilm/config.json"}
-FILES = {"gpt2.tiktoken": "bpe/gpt2.tiktoken", "spiece.model": "spm/botchan_en_unigram_1000.model"}
+FILES = {"gpt2.tiktoken": "bpe/gpt2.tiktoken", "spiece.model": "spm/botchan_en_unigram_1000.model",
+         "ko_corpus.txt": "text/ko/constitution.txt"}
 RUNNABLE = [path for path in pages() if any(block.runs for block in blocks(path))]
 
 

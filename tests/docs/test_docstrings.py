@@ -1,6 +1,6 @@
 """Every `>>>` example in tfbert's docstrings runs and prints what it shows, module by module.
 
-Examples that need what a test machine lacks (a server, a checkpoint folder, the network, minutes of training)
+Each module's examples run in a temporary working folder. Examples that need what a test machine lacks (a server, a checkpoint folder, the network, minutes of training)
 carry `# doctest: +SKIP`; everything else runs here.
 """
 
@@ -26,7 +26,8 @@ def module_names() -> list[str]:
 
 
 @pytest.mark.parametrize("name", module_names())
-def test_docstring_examples_run(name):
+def test_docstring_examples_run(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # examples that write files (tfbert.corpus's split) write them here
     module = importlib.import_module(name)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     report = []

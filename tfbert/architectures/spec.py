@@ -230,7 +230,8 @@ class ArchitectureSpec:
         """The objectives `--objectives` names (`"mlm,sop"`, in any order); `ValueError` listing the valid sets.
 
         Example:
-            >>> architectures.get("albert").objectives_named("mlm")  # doctest: +SKIP
+            >>> from tfbert import architectures
+            >>> architectures.get("albert").objectives_named("mlm")
             ('mlm',)
         """
         wanted = [name.strip() for name in (names.split(",") if isinstance(names, str) else names) if name.strip()]
@@ -246,8 +247,10 @@ class ArchitectureSpec:
         """The family's pretraining model for `config` training `objectives` (default: the paper's).
 
         Example:
-            >>> model = architectures.get("albert").build_pretraining_model(load_config("albert_tiny"))  # doctest: +SKIP
-            >>> type(model).__name__, model.pair_objective  # doctest: +SKIP
+            >>> from tfbert import architectures
+            >>> from tfbert.config import load_config
+            >>> model = architectures.get("albert").build_pretraining_model(load_config("albert_tiny"))
+            >>> type(model).__name__, model.pair_objective
             ('PretrainingModel', 'sop')
         """
         return self.pretraining_model(config, self.check_objectives(objectives), seed, dtype)
@@ -287,7 +290,8 @@ class TF1Format:
             the encoder alone.
 
     Example:
-        >>> architectures.get("bert").format("tf1").config_file  # doctest: +SKIP
+        >>> from tfbert import architectures
+        >>> architectures.get("bert").format("tf1").config_file
         'bert_config.json'
     """
 
@@ -320,7 +324,8 @@ class KerasHubFormat:
             vocabulary files, gives keras-hub's ids (XLM-R's shifts SentencePiece ids, as fairseq did).
 
     Example:
-        >>> architectures.get("albert").format("keras_hub").backbone_class  # doctest: +SKIP
+        >>> from tfbert import architectures
+        >>> architectures.get("albert").format("keras_hub").backbone_class
         'AlbertBackbone'
     """
 

@@ -14,7 +14,8 @@ def count_encoder_parameters(config: EncoderConfig) -> int:
     """Number of weights `build_encoder(config)` creates: embeddings, sub-layers (after sharing), pooler.
 
     Example:
-        >>> count_encoder_parameters(load_config("bert_base").encoder)  # doctest: +SKIP
+        >>> from tfbert.config import load_config
+        >>> count_encoder_parameters(load_config("bert_base").encoder)
         109482240
     """
     H, E, I = config.hidden_size, config.embedding_size, config.intermediate_size

@@ -40,7 +40,8 @@ def cosine_similarity_loss(first, second, targets):
     """Mean squared error between cos(first, second) and `targets` (sentence-transformers' CosineSimilarityLoss).
 
     Example:
-        >>> float(cosine_similarity_loss(np.eye(2), np.eye(2), np.array([1.0, 0.0])))  # doctest: +SKIP
+        >>> import numpy as np
+        >>> float(cosine_similarity_loss(np.eye(2), np.eye(2), np.array([1.0, 0.0])))
         0.5
     """
     return ops.mean(ops.square(cosine_similarity(first, second) - ops.cast(targets, "float32")))
@@ -51,8 +52,9 @@ def contrastive_loss(first, second, labels, margin: float = 0.5):
     `0.5 * (y * d**2 + (1 - y) * relu(margin - d)**2)`, averaged over the batch (1 similar, 0 not).
 
     Example:
-        >>> float(contrastive_loss(np.eye(2), np.eye(2), np.array([1.0, 0.0])))  # doctest: +SKIP
-        0.125
+        >>> import numpy as np
+        >>> float(contrastive_loss(np.eye(2), np.eye(2), np.array([1.0, 0.0])))  # (0 + 0.5 * 0.5**2) / 2
+        0.0625
     """
     labels = ops.cast(labels, "float32")
     distance = 1.0 - cosine_similarity(first, second)
@@ -72,7 +74,8 @@ def multiple_negatives_ranking_loss(anchors, positives, negatives=None, scale: f
     positive picking its anchor among the batch's anchors (MultipleNegativesSymmetricRankingLoss).
 
     Example:
-        >>> float(multiple_negatives_ranking_loss(np.eye(3), np.eye(3))) < 1e-6  # doctest: +SKIP
+        >>> import numpy as np
+        >>> float(multiple_negatives_ranking_loss(np.eye(3), np.eye(3))) < 1e-6
         True
     """
     candidates = positives if negatives is None else ops.concatenate([positives, negatives], axis=0)

@@ -24,6 +24,8 @@ FILES = {"gpt2.tiktoken": "bpe/gpt2.tiktoken", "spiece.model": "spm/botchan_en_u
 RUNNABLE = [path for path in pages() if any(block.runs for block in blocks(path))]
 
 
+# `slow`: the pages train tiny models for a few CPU-minutes in all, and tests/conftest.py starts slow files first.
+@pytest.mark.slow
 @pytest.mark.parametrize("page", RUNNABLE, ids=lambda path: path.name)
 def test_page_code_blocks_run(page, tmp_path, assets):
     for name, member in FOLDERS.items():

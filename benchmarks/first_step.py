@@ -16,20 +16,21 @@ Batch 8, length 64, a few steps. Folders go to a temporary directory, deleted at
 
 from __future__ import annotations
 
+import os
 import sys
 
 if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
     sys.path.pop(0)   # benchmarks/tokenize.py would shadow the standard library's tokenize
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # the checkout: benchmarks.lab
 
 import argparse  # noqa: E402
-import os  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from tfbert.benchmarking.assets import asset  # noqa: E402
+from benchmarks.lab.assets import asset  # noqa: E402
 
 CLOCK = re.compile(r"time to first step ([\d.]+) s(?:; ([\d.]+) steps/s)?")
 COMMON = ["--batch-size", "8", "--seed", "0"]

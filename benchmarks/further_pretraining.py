@@ -16,14 +16,15 @@ tfbert's ratio to `Trainer`.
 
 from __future__ import annotations
 
+import os
 import sys
 
 if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
     sys.path.pop(0)   # benchmarks/tokenize.py would shadow the standard library's tokenize
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # the checkout: benchmarks.lab
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import os  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
@@ -31,7 +32,7 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 
-from tfbert.benchmarking.assets import asset  # noqa: E402
+from benchmarks.lab.assets import asset  # noqa: E402
 
 BATCH, LENGTH = 8, 64
 CLOCK = re.compile(r"time to first step ([\d.]+) s; ([\d.]+) steps/s")

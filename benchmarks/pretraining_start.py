@@ -19,13 +19,14 @@ so the column "data" (first step minus that) is what the corpus size costs. File
 
 from __future__ import annotations
 
+import os
 import sys
 
 if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
     sys.path.pop(0)   # benchmarks/tokenize.py would shadow the standard library's tokenize
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # the checkout: benchmarks.lab
 
 import argparse  # noqa: E402
-import os  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
@@ -33,7 +34,7 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from tfbert.benchmarking.assets import asset, wikipedia_articles  # noqa: E402
+from benchmarks.lab.assets import asset, wikipedia_articles  # noqa: E402
 
 BATCH_SIZE = 32
 CLOCK = re.compile(r"time to first step ([\d.]+) s(?:; ([\d.]+) steps/s)?")

@@ -38,3 +38,20 @@ def pytest_collection_modifyitems(items):
     """
     slow_per_file = Counter(item.path for item in items if item.get_closest_marker("slow"))
     items.sort(key=lambda item: -slow_per_file[item.path])
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After a run of the docs tests: how many guide code blocks ran, and each skipped one with its reason."""
+    ran = any(getattr(report, "nodeid", "").startswith("tests/docs/test_guides.py")
+              for reports in terminalreporter.stats.values() for report in reports)
+    if not ran:
+        return
+    sys.path.insert(0, str(Path(__file__).parent / "docs"))
+    from guide_blocks import RUN, all_blocks
+
+    every = [block for block in all_blocks() if block.language in RUN]
+    skipped = [block for block in every if block.skip]
+    terminalreporter.section("documentation code blocks")
+    terminalreporter.write_line(f"{len(every) - len(skipped)} run, {len(skipped)} skipped:")
+    for block in skipped:
+        terminalreporter.write_line(f"  {block.page}:{block.line}: {block.skip}")

@@ -99,8 +99,10 @@ class EncoderConfig:
     the content query/key projections for the position table too). The defaults are BERT's.
 
     Example:
-        >>> EncoderConfig(vocab_size=30000, hidden_size=768, embedding_size=128, sharing="all")
-        >>> EncoderConfig(vocab_size=128100, positions="relative", position_buckets=256, type_vocab_size=0)
+        >>> albert = EncoderConfig(vocab_size=30000, hidden_size=768, embedding_size=128, sharing="all")
+        >>> deberta = EncoderConfig(vocab_size=128100, positions="relative", position_buckets=256, type_vocab_size=0)
+        >>> albert.num_layers, deberta.position_buckets
+        (12, 256)
     """
 
     vocab_size: int
@@ -414,7 +416,7 @@ def load_config(name_or_path: str | Path, vocab_size: int | None = None) -> Mode
     raises `ValueError` naming both.
 
     Example:
-        >>> load_config("my_albert.yaml", vocab_size=tokenizer.vocabulary_size()).encoder.vocab_size
+        >>> load_config("my_albert.yaml", vocab_size=tokenizer.vocabulary_size()).encoder.vocab_size  # doctest: +SKIP
         32000
     """
     data, source = read_config_mapping(name_or_path)

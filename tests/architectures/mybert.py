@@ -1,7 +1,7 @@
 """A throwaway architecture family, written as a contributor would write `tfbert/architectures/mybert.py`.
 
 BERT's encoder and masked-LM head under another name and Hugging Face `model_type`, packed
-RoBERTa-style with one segment type. README's "Adding an architecture" shows this file.
+RoBERTa-style with one segment type. docs/adding-an-architecture.md shows this file.
 """
 
 from tfbert.architectures import ArchitectureSpec, ExampleRecipe

@@ -3,7 +3,7 @@
 Hypothesis draws batches of strings made of controls, NUL, combining marks, right-to-left scripts,
 emoji, very long words and now and then a 10,000-character string. Each tokenizer runs through one
 traced `tf.function` (the graph a SavedModel holds), built once per module, so examples are cheap.
-What "the offsets are right" means per kind (README, "Exactness, as tested"):
+What "the offsets are right" means per kind (docs/tokenizers.md, "Exactness, as tested"):
 
 - WordPiece: each token's byte span equals Hugging Face `tokenizers`' `offsets` (characters,
   converted to bytes): from the first to the last input character the token's normalized text

@@ -2,8 +2,8 @@
 
 `get(name)` is the `ArchitectureSpec` of a family (see `tfbert.architectures.spec`); the
 built-in families register when this package is imported. Importing it imports no TensorFlow
-or Keras. A new family is one module that builds a spec and calls `register` (README, "Adding
-an architecture").
+or Keras. A new family is one module that builds a spec and calls `register`
+(docs/adding-an-architecture.md).
 
 Example:
     >>> from tfbert import architectures

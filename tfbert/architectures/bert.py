@@ -148,6 +148,7 @@ def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head
     (BERT, RoBERTa, XLM-R, SpanBERT); `options` are `HuggingFaceFormat`'s other fields.
 
     Example:
+        >>> from tfbert.config import load_config
         >>> bert_layout("mybert", "bert").write_config(load_config("bert_tiny").encoder)["num_hidden_layers"]
         2
     """

@@ -178,7 +178,7 @@ class ArchitectureSpec:
         formats: checkpoint formats by name (`huggingface`; `tf1`, `keras_hub`).
 
     Example:
-        >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",
+        >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",  # doctest: +SKIP
         ...                         packing_style="bert", objectives=("mlm",), default_objectives=("mlm",),
         ...                         examples=ExampleRecipe("full_sentences"),
         ...                         pretraining_model="tfbert.models.pretraining:build_pretraining_model",
@@ -239,6 +239,7 @@ class ArchitectureSpec:
         """The objectives `--objectives` names (`"mlm,sop"`, in any order); `ValueError` listing the valid sets.
 
         Example:
+            >>> from tfbert import architectures
             >>> architectures.get("albert").objectives_named("mlm")
             ('mlm',)
         """
@@ -255,6 +256,8 @@ class ArchitectureSpec:
         """The family's pretraining model for `config` training `objectives` (default: the paper's).
 
         Example:
+            >>> from tfbert import architectures
+            >>> from tfbert.config import load_config
             >>> model = architectures.get("albert").build_pretraining_model(load_config("albert_tiny"))
             >>> type(model).__name__, model.pair_objective
             ('PretrainingModel', 'sop')
@@ -315,6 +318,7 @@ class TF1Format:
             the encoder alone.
 
     Example:
+        >>> from tfbert import architectures
         >>> architectures.get("bert").format("tf1").config_file
         'bert_config.json'
     """
@@ -348,6 +352,7 @@ class KerasHubFormat:
             vocabulary files, gives keras-hub's ids (XLM-R's shifts SentencePiece ids, as fairseq did).
 
     Example:
+        >>> from tfbert import architectures
         >>> architectures.get("albert").format("keras_hub").backbone_class
         'AlbertBackbone'
     """

@@ -208,7 +208,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = add_command(
         commands, "quickstart",
         "train a vocabulary and a tiny ALBERT on the bundled corpus, export it, and fill masks (CPU, minutes)",
-        __doc__.split("\n\n")[0] + " See README.md, Quickstart.",
+        __doc__.split("\n\n")[0] + " See docs/getting-started.md.",
         "\n".join(line.strip() for line in __doc__.splitlines() if line.strip().startswith("tfbert quickstart")))
     parser.add_argument("--output-dir", default="saved_models/quickstart",
                         help="the SavedModel goes to OUTPUT_DIR/VERSION/ (default saved_models/quickstart)")

@@ -6,6 +6,7 @@ share (dense, LayerNorm, fused QKV, a BERT-style block) in `tfbert.convert.weigh
 
 Example:
     >>> from tfbert import convert
+    >>> from tfbert.config import load_config
     >>> convert.huggingface_config(load_config("roberta_base"))["model_type"]
     'roberta'
 """

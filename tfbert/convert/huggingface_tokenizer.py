@@ -20,7 +20,7 @@ Pairs are packed in the family's style (`[CLS] a [SEP] b [SEP]` with type ids 0/
 the text (`"[MASK]"`) differ: Hugging Face reads them as the special token, tfbert as text.
 
 Example:
-    >>> write_huggingface_tokenizer(load_tokenizer("runs/albert/tokenizer"), "hf/albert", "bert")
+    >>> write_huggingface_tokenizer(load_tokenizer("runs/albert/tokenizer"), "hf/albert", "bert")  # doctest: +SKIP
 """
 
 from __future__ import annotations

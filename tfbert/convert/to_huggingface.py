@@ -17,7 +17,7 @@ Weights are `model.safetensors` (float32); the tokenizer files come from
 `tfbert.convert.huggingface_tokenizer`.
 
 Example:
-    >>> write_huggingface(keras.models.load_model("runs/sst2/best.keras"), "hf/sst2", "bert", tokenizer,
+    >>> write_huggingface(keras.models.load_model("runs/sst2/best.keras"), "hf/sst2", "bert", tokenizer,  # doctest: +SKIP
     ...                   label_names=["negative", "positive"])
 """
 
@@ -153,7 +153,7 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
     Raises `ValueError` with one line for a model or a configuration Hugging Face cannot hold.
 
     Example:
-        >>> [checkpoint.config["architectures"] for checkpoint in huggingface_checkpoints(electra, "electra")]
+        >>> [checkpoint.config["architectures"] for checkpoint in huggingface_checkpoints(electra, "electra")]  # doctest: +SKIP
         [['ElectraForPreTraining'], ['ElectraForMaskedLM']]
     """
     from tfbert.tasks.models.classification import SequenceClassifier, SequenceRegressor
@@ -222,7 +222,7 @@ def write_huggingface(model: keras.Model, folder: str | Path, architecture: str,
     model). `max_length` is a sentence embedder's `max_seq_length` (default 128).
 
     Example:
-        >>> write_huggingface(load_pretrained_encoder("runs/bert"), "hf/bert", "bert", tokenizer)
+        >>> write_huggingface(load_pretrained_encoder("runs/bert"), "hf/bert", "bert", tokenizer)  # doctest: +SKIP
         [PosixPath('hf/bert')]
     """
     folder = Path(folder)
@@ -283,7 +283,7 @@ def read_tfbert_source(source: str | Path, tokenizer=None) -> TfbertSource:
     family, tokenizer (`tokenizer` when given), labels and length.
 
     Example:
-        >>> read_tfbert_source("runs/sst2").label_names
+        >>> read_tfbert_source("runs/sst2").label_names  # doctest: +SKIP
         ['negative', 'positive']
     """
     import tfbert.tasks.models  # noqa: F401  (registers the task models for loading)

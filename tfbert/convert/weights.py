@@ -9,9 +9,9 @@ dense kernels as `[out, in]` (`name.weight`, transposed here), TensorFlow as `[i
 (`[in, heads, size]`, `[heads, size, out]`). Only NumPy is imported here.
 
 Example:
-    >>> list(dense(encoder.get_layer("pooler"), "bert.pooler.dense"))
+    >>> list(dense(encoder.get_layer("pooler"), "bert.pooler.dense"))  # doctest: +SKIP
     [(<kernel>, ('bert.pooler.dense.weight',), transpose), (<bias>, ('bert.pooler.dense.bias',), identity)]
-    >>> list(dense(encoder.get_layer("pooler"), "bert/pooler/dense", TENSORFLOW))
+    >>> list(dense(encoder.get_layer("pooler"), "bert/pooler/dense", TENSORFLOW))  # doctest: +SKIP
     [(<kernel>, ('bert/pooler/dense/kernel',), identity), (<bias>, ('bert/pooler/dense/bias',), identity)]
 """
 
@@ -192,7 +192,7 @@ def copy_weights(assignments: Iterable[Assignment], tensors: Mapping[str, np.nda
     pooler (`is_pooler(first name)`) may be absent: it keeps its initial weights, with a warning.
 
     Example:
-        >>> used = copy_weights(bert.bert_encoder_weights(encoder, ""), state, "checkpoint minilm/", "config.json")
+        >>> used = copy_weights(bert.bert_encoder_weights(encoder, ""), state, "checkpoint minilm/", "config.json")  # doctest: +SKIP
     """
     used: set[str] = set()
     missing: list[str] = []
@@ -239,7 +239,7 @@ def export_weights(assignments: Iterable[Assignment], dtype: Any = None) -> dict
     Assignments without names (tables a format lacks) are skipped. `dtype` casts floating tensors.
 
     Example:
-        >>> export_weights(bert.bert_encoder_weights(encoder, "bert."))["bert.pooler.dense.weight"].shape
+        >>> export_weights(bert.bert_encoder_weights(encoder, "bert."))["bert.pooler.dense.weight"].shape  # doctest: +SKIP
         (768, 768)
     """
     tensors: dict[str, np.ndarray] = {}

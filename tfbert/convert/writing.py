@@ -6,7 +6,7 @@ complete: first the tokenizer folder (`tokenizer/` beside the `.keras` file, whe
 failure the temporary files are removed and nothing is left at the output names.
 
 Example:
-    >>> save_converted(model, Path("bert/model.keras"), tokenizer)   # bert/model.keras, bert/tokenizer/
+    >>> save_converted(model, Path("bert/model.keras"), tokenizer)   # bert/model.keras, bert/tokenizer/  # doctest: +SKIP
 """
 
 from __future__ import annotations

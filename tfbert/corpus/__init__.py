@@ -7,9 +7,11 @@ chapter per document (1,189), a sentence a line (42,217), a blank line between d
 
 Example:
     >>> import tfbert.corpus
-    >>> tfbert.corpus.path()                       # .../tfbert/corpus/web.txt.gz
+    >>> tfbert.corpus.path().name
+    'web.txt.gz'
     >>> docs = tfbert.corpus.documents()           # tf.data.Dataset of 1-D string tensors
-    >>> next(iter(docs))[:2]                        # [b'In the beginning, God created ...', b'The earth was ...']
+    >>> next(iter(docs))[:2].numpy().tolist()
+    [b'In the beginning, God created the heavens and the earth.', b'The earth was formless and empty.']
     >>> sentences = list(tfbert.corpus.lines())    # plain Python strings, blank lines skipped
     >>> train, held_out = tfbert.corpus.write_held_out_split(tfbert.corpus.chapters(), "data/")
 """

@@ -146,7 +146,7 @@ class MaskedLMMasker:
     ) -> "MaskedLMMasker":
         """Build a masker from a `tfbert.text` tokenizer's vocabulary and special ids.
 
-        >>> masker = MaskedLMMasker.for_tokenizer(
+        >>> masker = MaskedLMMasker.for_tokenizer(  # doctest: +SKIP
         ...     tfbert.text.WordPieceTokenizer("vocab.txt"), max_predictions=20,
         ...     unit="whole_word", word_scheme="wordpiece")
         """
@@ -339,7 +339,7 @@ def mask_dataset(
     after run (epoch 1 of run A equals epoch 1 of run B), while each new
     iteration over the dataset (the next epoch) masks differently.
 
-    >>> masked = mask_dataset(packed_batches, masker, seed=42)
+    >>> masked = mask_dataset(packed_batches, masker, seed=42)  # doctest: +SKIP
     """
     seeds = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True).batch(2)
     return tf.data.Dataset.zip((dataset, seeds)).map(

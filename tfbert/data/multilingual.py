@@ -20,13 +20,13 @@ Following Lample & Conneau (2019):
   XLM-R), by `tf.data.Dataset.sample_from_datasets`.
 
 Example:
-    >>> tokenizer = tfbert.text.load_tokenizer("vocab/")
-    >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=20)
-    >>> tlm = tlm_dataset(parallel_text_lines("kjv.en", "rv.es"), tokenizer, masker=masker,
+    >>> tokenizer = tfbert.text.load_tokenizer("vocab/")  # doctest: +SKIP
+    >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=20)  # doctest: +SKIP
+    >>> tlm = tlm_dataset(parallel_text_lines("kjv.en", "rv.es"), tokenizer, masker=masker,  # doctest: +SKIP
     ...                   sequence_length=128, batch_size=32, language_ids=(0, 1), seed=0)
-    >>> en = stream_dataset(text_line_documents("en.txt"), tokenizer, language_id=0, sequence_length=128)
-    >>> es = stream_dataset(text_line_documents("es.txt"), tokenizer, language_id=1, sequence_length=128)
-    >>> mixed = sample_languages([en, es], sizes=[1_000_000, 50_000], alpha=0.5, seed=0)
+    >>> en = stream_dataset(text_line_documents("en.txt"), tokenizer, language_id=0, sequence_length=128)  # doctest: +SKIP
+    >>> es = stream_dataset(text_line_documents("es.txt"), tokenizer, language_id=1, sequence_length=128)  # doctest: +SKIP
+    >>> mixed = sample_languages([en, es], sizes=[1_000_000, 50_000], alpha=0.5, seed=0)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -90,9 +90,10 @@ def stream_chunks(
     Every sentence is followed by `separator_id`; the text runs on across documents and the
     final partial chunk is dropped.
 
-    >>> docs = tf.data.Dataset.from_tensors(tf.ragged.constant([[5, 6], [7, 8, 9]]))
-    >>> [c.tolist() for c in stream_chunks(docs, sequence_length=3, separator_id=1).as_numpy_iterator()]
-    [[5, 6, 1], [7, 8, 9]]
+    Example:
+        >>> docs = tf.data.Dataset.from_tensors(tf.ragged.constant([[5, 6], [7, 8, 9]]))
+        >>> [c.tolist() for c in stream_chunks(docs, sequence_length=3, separator_id=1).as_numpy_iterator()]
+        [[5, 6, 1], [7, 8, 9]]
     """
 
     def with_separators(document):

@@ -67,7 +67,7 @@ def tokenize_documents(
     no later step ever sees an unbounded sentence; documents left empty are
     dropped.
 
-    >>> tokenized = tokenize_documents(docs, tfbert.text.WordPieceTokenizer("vocab.txt").tokenize, 125)
+    >>> tokenized = tokenize_documents(docs, tfbert.text.WordPieceTokenizer("vocab.txt").tokenize, 125)  # doctest: +SKIP
     """
 
     def tokenize(sentences):
@@ -365,10 +365,10 @@ def pretraining_dataset(
     "nsp" / "sop", `next_sentence_labels` / `sentence_order_labels`.
     `single_segment_prob` is used by "electra_segments" only.
 
-    >>> tokenizer = tfbert.text.WordPieceTokenizer("vocab.txt")
-    >>> packer = SegmentPacker(128, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
-    >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=20)
-    >>> ds = pretraining_dataset(text_line_documents("corpus.txt"), tokenizer.tokenize,
+    >>> tokenizer = tfbert.text.WordPieceTokenizer("vocab.txt")  # doctest: +SKIP
+    >>> packer = SegmentPacker(128, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)  # doctest: +SKIP
+    >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=20)  # doctest: +SKIP
+    >>> ds = pretraining_dataset(text_line_documents("corpus.txt"), tokenizer.tokenize,  # doctest: +SKIP
     ...                          objective="nsp", packer=packer, masker=masker,
     ...                          batch_size=256, seed=0)
     """

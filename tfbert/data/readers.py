@@ -60,7 +60,7 @@ def text_line_documents(
     `max_document_sentences` is cut into windows of that many sentences.
 
     >>> docs = text_line_documents(["wiki_00.txt", "wiki_01.txt"])
-    >>> next(iter(docs))   # tf.Tensor([b'First sentence.', b'Second one.'], shape=(2,))
+    >>> next(iter(docs))   # tf.Tensor([b'First sentence.', b'Second one.'], shape=(2,))  # doctest: +SKIP
     """
     file_names = tf.data.Dataset.from_tensor_slices(tf.constant(_as_list(files), tf.string))
     if one_document_per_line:
@@ -115,7 +115,7 @@ def tfds_documents(
 ) -> tf.data.Dataset:
     """Documents from the text feature `feature` of a TensorFlow Datasets dataset.
 
-    >>> docs = tfds_documents("wikipedia/20230601.en", feature="text")
+    >>> docs = tfds_documents("wikipedia/20230601.en", feature="text")  # doctest: +SKIP
     """
     import tensorflow_datasets as tfds
 

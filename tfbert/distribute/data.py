@@ -51,7 +51,7 @@ def shard_for_input_pipeline(
     Example:
         >>> import tensorflow as tf
         >>> context = tf.distribute.InputContext(num_input_pipelines=2, input_pipeline_id=1)
-        >>> list(shard_for_input_pipeline(tf.data.Dataset.range(4), context).as_numpy_iterator())
+        >>> [int(i) for i in shard_for_input_pipeline(tf.data.Dataset.range(4), context).as_numpy_iterator()]
         [1, 3]
     """
     if input_context.num_input_pipelines == 1:

@@ -2,7 +2,7 @@
 
 Example:
     >>> from tfbert.export import export_saved_model
-    >>> export_saved_model(classifier, "sst2", tokenizer=tokenizer, label_names=["negative", "positive"])
+    >>> export_saved_model(classifier, "sst2", tokenizer=tokenizer, label_names=["negative", "positive"])  # doctest: +SKIP
     PosixPath('saved_models/sst2/1')
 """
 

@@ -14,8 +14,8 @@ encoder SavedModel that is callable and reusable (trainable under `hub.KerasLaye
   `default_output`.
 
 Example:
-    >>> preprocess = hub.KerasLayer("saved_models/minilm_preprocess/1")
-    >>> preprocess(tf.constant(["hello"]))["input_word_ids"].shape
+    >>> preprocess = hub.KerasLayer("saved_models/minilm_preprocess/1")  # doctest: +SKIP
+    >>> preprocess(tf.constant(["hello"]))["input_word_ids"].shape  # doctest: +SKIP
     TensorShape([1, 128])
 """
 
@@ -80,8 +80,8 @@ class HubText:
     """The text entry points of the TF Hub API for one `Preprocessor` (see the module notes).
 
     Example:
-        >>> hub_text = HubText(preprocessor)
-        >>> hub_text.bert_pack_inputs([hub_text.tokenize(tf.constant(["a b"]))], seq_length=8)["input_mask"]
+        >>> hub_text = HubText(preprocessor)  # doctest: +SKIP
+        >>> hub_text.bert_pack_inputs([hub_text.tokenize(tf.constant(["a b"]))], seq_length=8)["input_mask"]  # doctest: +SKIP
     """
 
     def __init__(self, preprocessor: Preprocessor):

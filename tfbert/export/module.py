@@ -8,8 +8,8 @@ Signatures (all batched, `[batch]` strings or `[batch, sequence_length]` int32):
 - `encode`: those three to `sequence_output` and `pooled_output` (float32).
 
 Example:
-    >>> module = ServingModule(task, model, encoder, Preprocessor(tokenizer, 128))
-    >>> tf.saved_model.save(module, "saved_models/sst2/1", signatures=module.signatures())
+    >>> module = ServingModule(task, model, encoder, Preprocessor(tokenizer, 128))  # doctest: +SKIP
+    >>> tf.saved_model.save(module, "saved_models/sst2/1", signatures=module.signatures())  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -189,8 +189,8 @@ class MaskedLMModule(tf.__internal__.tracking.AutoTrackable):
     (DeBERTa RTD's generator) is called whole for `mlm_logits`.
 
     Example:
-        >>> encoder = tf.saved_model.load("saved_models/bert_encoder/1")
-        >>> encoder.mlm({**packed, "masked_lm_positions": tf.constant([[3]])})["mlm_logits"].shape
+        >>> encoder = tf.saved_model.load("saved_models/bert_encoder/1")  # doctest: +SKIP
+        >>> encoder.mlm({**packed, "masked_lm_positions": tf.constant([[3]])})["mlm_logits"].shape  # doctest: +SKIP
         TensorShape([1, 1, 30522])
     """
 

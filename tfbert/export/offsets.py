@@ -14,7 +14,7 @@ def byte_to_char_offsets(text: tf.Tensor, byte_offsets: tf.Tensor) -> tf.Tensor:
 
     Example:
         >>> byte_to_char_offsets(tf.constant(["é a"]), tf.constant([[0, 2, 3, 4]], tf.int64)).numpy()
-        array([[0, 1, 2, 3]])
+        array([[0, 1, 2, 3]], dtype=int32)
     """
     _, char_starts = tf.strings.unicode_decode_with_offsets(text, "UTF-8")
     starts = char_starts.to_tensor(default_value=_BEYOND_ANY_OFFSET)

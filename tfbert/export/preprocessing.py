@@ -6,7 +6,7 @@ BERT models do (`input_word_ids`, `input_mask`, `input_type_ids`), while tfbert'
 names (`token_ids`, `padding_mask`, `segment_ids`) stay inside the graph.
 
 Example:
-    >>> to_hub_names(preprocessor.pack(tf.constant(["hello world"])))["input_word_ids"].shape
+    >>> to_hub_names(preprocessor.pack(tf.constant(["hello world"])))["input_word_ids"].shape  # doctest: +SKIP
     TensorShape([1, 128])
 """
 

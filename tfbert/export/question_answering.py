@@ -12,10 +12,10 @@ span by more than `no_answer_threshold`. Pieces past `max_windows` windows are n
 defined truncation that bounds the encoder's work per request).
 
 Example:
-    >>> packed = pack_question_windows(preprocessor, questions, contexts, max_question_length=64,
+    >>> packed = pack_question_windows(preprocessor, questions, contexts, max_question_length=64,  # doctest: +SKIP
     ...                                doc_stride=128, max_windows=16)
-    >>> logits = model(packed.inputs)
-    >>> answers(packed, logits["start_logits"], logits["end_logits"], max_answer_length=30)["answer"]
+    >>> logits = model(packed.inputs)  # doctest: +SKIP
+    >>> answers(packed, logits["start_logits"], logits["end_logits"], max_answer_length=30)["answer"]  # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ the preprocessing: a saved `Preprocessor` (`preprocessor.json`), the tokenizer, 
 | `Encoder`, `encoder.keras`, a Hugging Face folder | `embedding` (mean pooling) |
 
 Example:
-    >>> source = resolve_source("runs/bert-base")       # a `tfbert pretrain` model_dir
-    >>> source.task, type(source.model).__name__
+    >>> source = resolve_source("runs/bert-base")       # a `tfbert pretrain` model_dir  # doctest: +SKIP
+    >>> source.task, type(source.model).__name__  # doctest: +SKIP
     ('fill_mask', 'PretrainingModel')
 """
 

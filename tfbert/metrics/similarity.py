@@ -23,7 +23,7 @@ def paired_cosine(first: ArrayLike, second: ArrayLike) -> np.ndarray:
     """`[n]` cosine of row i of `first` with row i of `second`.
 
     Example:
-        >>> paired_cosine([[1, 0], [1, 1]], [[1, 0], [0, 1]]).round(3).tolist()
+        >>> [round(float(c), 3) for c in paired_cosine([[1, 0], [1, 1]], [[1, 0], [0, 1]])]
         [1.0, 0.707]
     """
     return np.sum(unit_rows(first) * unit_rows(second), axis=-1)

@@ -24,8 +24,8 @@ class DisentangledTokenEmbedding(TokenEmbedding):
     """A token table read as `stop_gradient(shared) + delta`; `delta` (this layer's weight) starts at zero.
 
     Example:
-        >>> table = DisentangledTokenEmbedding(generator.token_embedding)
-        >>> vectors = table(token_ids)   # gradients reach the delta only
+        >>> table = DisentangledTokenEmbedding(generator.token_embedding)  # doctest: +SKIP
+        >>> vectors = table(token_ids)   # gradients reach the delta only  # doctest: +SKIP
     """
 
     def __init__(self, shared: TokenEmbedding, **kwargs):
@@ -55,10 +55,10 @@ class DebertaRTDModel(ElectraPretrainingModel):
     `save_encoder` writes the discriminator as a plain `Encoder` whose table is the sum (`encoder_to_save`).
 
     Example:
-        >>> model = DebertaRTDModel(load_config("deberta_v3_xsmall"), seed=0)
-        >>> model.compile(optimizer="adamw")
-        >>> model.fit(dataset)
-        >>> model.save_encoder("deberta/")   # deberta/encoder.keras, for fine-tuning and export
+        >>> model = DebertaRTDModel(load_config("deberta_v3_xsmall"), seed=0)  # doctest: +SKIP
+        >>> model.compile(optimizer="adamw")  # doctest: +SKIP
+        >>> model.fit(dataset)  # doctest: +SKIP
+        >>> model.save_encoder("deberta/")   # deberta/encoder.keras, for fine-tuning and export  # doctest: +SKIP
     """
 
     @staticmethod

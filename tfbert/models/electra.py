@@ -60,7 +60,7 @@ class GumbelSampler(keras.layers.Layer):
     original would have drawn next.
 
     Example:
-        >>> sampled = GumbelSampler(seed=1)(logits)   # [batch, predictions] int32
+        >>> sampled = GumbelSampler(seed=1)(logits)   # [batch, predictions] int32  # doctest: +SKIP
     """
 
     def __init__(self, seed: int | None = None, **kwargs):
@@ -101,7 +101,7 @@ class ReplacedTokenHead(keras.layers.Layer):
     """The discriminator's head: `Dense(hidden, activation) -> Dense(1)`, one float32 logit per token.
 
     Example:
-        >>> logits = ReplacedTokenHead(256, "gelu")(sequence_output)   # [batch, length]
+        >>> logits = ReplacedTokenHead(256, "gelu")(sequence_output)   # [batch, length]  # doctest: +SKIP
     """
 
     def __init__(self, hidden_size: int, activation: str = "gelu", initializer_range: float = 0.02, **kwargs):
@@ -142,10 +142,10 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
     and `rtd_recall` (of the replaced class).
 
     Example:
-        >>> model = ElectraPretrainingModel(load_config("electra_small"), seed=0)
-        >>> model.compile(optimizer="adamw")
-        >>> model.fit(dataset)                        # (inputs, labels) dicts
-        >>> model.save_encoder("discriminator.keras")  # for fine-tuning and export
+        >>> model = ElectraPretrainingModel(load_config("electra_small"), seed=0)  # doctest: +SKIP
+        >>> model.compile(optimizer="adamw")  # doctest: +SKIP
+        >>> model.fit(dataset)                        # (inputs, labels) dicts  # doctest: +SKIP
+        >>> model.save_encoder("discriminator.keras")  # for fine-tuning and export  # doctest: +SKIP
     """
 
     config_arguments = ("rtd_weight", "seed")

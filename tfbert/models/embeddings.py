@@ -18,8 +18,8 @@ class TokenEmbedding(keras.layers.Embedding):
 
     Example:
         >>> table = TokenEmbedding(30522, 768)
-        >>> vectors = table(token_ids)                # [batch, length, 768]
-        >>> logits = table(vectors, reverse=True)     # [batch, length, 30522]
+        >>> vectors = table(token_ids)                # [batch, length, 768]  # doctest: +SKIP
+        >>> logits = table(vectors, reverse=True)     # [batch, length, 30522]  # doctest: +SKIP
     """
 
     def call(self, inputs, reverse: bool = False):
@@ -57,7 +57,7 @@ class TextEmbeddings(keras.layers.Layer):
 
     Example:
         >>> embeddings = TextEmbeddings(vocab_size=30522, embedding_size=768)
-        >>> vectors = embeddings(token_ids, segment_ids, padding_mask)
+        >>> vectors = embeddings(token_ids, segment_ids, padding_mask)  # doctest: +SKIP
     """
 
     def __init__(

@@ -159,9 +159,9 @@ class Encoder(keras.Model):
     encoder ends with `final_layer_norm`, a relative one holds `relative_positions`.
 
     Example:
-        >>> encoder = build_encoder(load_config("bert_base").encoder)
-        >>> outputs = encoder({"token_ids": ids, "segment_ids": segments, "padding_mask": mask})
-        >>> outputs["sequence_output"].shape
+        >>> encoder = build_encoder(load_config("bert_base").encoder)  # doctest: +SKIP
+        >>> outputs = encoder({"token_ids": ids, "segment_ids": segments, "padding_mask": mask})  # doctest: +SKIP
+        >>> outputs["sequence_output"].shape  # doctest: +SKIP
         (batch, length, 768)
     """
 
@@ -232,8 +232,8 @@ class Encoder(keras.Model):
         layer's work. Returns `sequence_output` `[batch, count, hidden]` and `pooled_output`.
 
         Example:
-            >>> outputs = encoder.encode_at_positions(inputs, masked_positions)
-            >>> outputs["sequence_output"].shape   # (batch, predictions, hidden)
+            >>> outputs = encoder.encode_at_positions(inputs, masked_positions)  # doctest: +SKIP
+            >>> outputs["sequence_output"].shape   # (batch, predictions, hidden)  # doctest: +SKIP
         """
         if self.causal:
             raise ValueError("encode_at_positions needs a bidirectional encoder; this one is causal")

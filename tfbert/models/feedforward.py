@@ -19,7 +19,7 @@ class FeedForward(keras.layers.Layer):
 
     Example:
         >>> ffn = FeedForward(hidden_size=768, intermediate_size=3072, activation="gelu")
-        >>> outputs = ffn(hidden_states)
+        >>> outputs = ffn(hidden_states)  # doctest: +SKIP
         >>> glu = FeedForward(hidden_size=768, intermediate_size=2048, activation="silu", gated=True, norm_first=True)
     """
 

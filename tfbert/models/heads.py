@@ -43,8 +43,8 @@ class MaskedLMHead(TiedDecoder):
     to the embedding size, so the tied table fits. Logits are float32.
 
     Example:
-        >>> head = MaskedLMHead(encoder.token_embedding, activation="gelu")
-        >>> logits = head(sequence_output, masked_positions)   # [batch, predictions, vocab]
+        >>> head = MaskedLMHead(encoder.token_embedding, activation="gelu")  # doctest: +SKIP
+        >>> logits = head(sequence_output, masked_positions)   # [batch, predictions, vocab]  # doctest: +SKIP
     """
 
     def __init__(
@@ -97,7 +97,7 @@ class SentencePairHead(keras.layers.Layer):
     """Two-way classifier on the pooled output: BERT's next-sentence or ALBERT's sentence-order head.
 
     Example:
-        >>> logits = SentencePairHead()(pooled_output)   # [batch, 2], float32
+        >>> logits = SentencePairHead()(pooled_output)   # [batch, 2], float32  # doctest: +SKIP
     """
 
     def __init__(self, dropout_rate: float = 0.0, initializer_range: float = 0.02, **kwargs):

@@ -14,6 +14,7 @@ def count_encoder_parameters(config: EncoderConfig) -> int:
     """Number of weights `build_encoder(config)` creates: embeddings, sub-layers (after sharing), pooler.
 
     Example:
+        >>> from tfbert.config import load_config
         >>> count_encoder_parameters(load_config("bert_base").encoder)
         109482240
     """

@@ -35,9 +35,9 @@ class PretrainingModel(WeightedObjectives, keras.Model):
     pair objective's `*_loss` and `*_accuracy`.
 
     Example:
-        >>> model = PretrainingModel(load_config("albert_tiny"))
-        >>> model.compile(optimizer="adam")
-        >>> model.fit(dataset)   # yields (inputs, labels) dicts
+        >>> model = PretrainingModel(load_config("albert_tiny"))  # doctest: +SKIP
+        >>> model.compile(optimizer="adam")  # doctest: +SKIP
+        >>> model.fit(dataset)   # yields (inputs, labels) dicts  # doctest: +SKIP
     """
 
     config_arguments = ("objectives",)

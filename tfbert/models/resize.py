@@ -21,7 +21,7 @@ def resize_token_embeddings(model: Encoder | PretrainingModel, vocab_size: int,
     copied unchanged.
 
     Example:
-        >>> bigger = resize_token_embeddings(encoder, encoder.config.vocab_size + 2)
+        >>> bigger = resize_token_embeddings(encoder, encoder.config.vocab_size + 2)  # doctest: +SKIP
     """
     if isinstance(model, PretrainingModel):
         config = model.config.replace(encoder=model.config.encoder.replace(vocab_size=vocab_size))
@@ -51,7 +51,7 @@ def grow_rows(old, initial, pieces: Mapping[int, Sequence[int]]):
     one without pieces keeps its initial value. Works for the token table and the MLM output bias.
 
     Example:
-        >>> grown = grow_rows(table, initial, {8000: [412, 77]})   # row 8000 = mean of rows 412 and 77
+        >>> grown = grow_rows(table, initial, {8000: [412, 77]})   # row 8000 = mean of rows 412 and 77  # doctest: +SKIP
     """
     old, initial = ops.convert_to_tensor(old), ops.convert_to_tensor(initial)
     rows = [old]

@@ -17,7 +17,7 @@ def rotary_angles(length, head_size: int, base: float = 10000.0):
 
     Example:
         >>> cos, sin = rotary_angles(8, 64)
-        >>> cos.shape
+        >>> tuple(cos.shape)
         (8, 64)
     """
     exponents = ops.arange(0, head_size, 2, dtype="float32") / float(head_size)

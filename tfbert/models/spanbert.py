@@ -39,8 +39,8 @@ class SpanBoundaryHead(TiedDecoder):
     `[batch, predictions]` int32, one per prediction slot.
 
     Example:
-        >>> head = SpanBoundaryHead(encoder.token_embedding, hidden_size=768)
-        >>> logits = head(sequence_output, left, right, offsets)
+        >>> head = SpanBoundaryHead(encoder.token_embedding, hidden_size=768)  # doctest: +SKIP
+        >>> logits = head(sequence_output, left, right, offsets)  # doctest: +SKIP
     """
 
     def __init__(
@@ -102,9 +102,9 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
     `mlm_loss`, `mlm_accuracy`, `sbo_loss`, `sbo_accuracy`.
 
     Example:
-        >>> model = SpanBertPretrainingModel(load_config("spanbert_base"))
-        >>> model.compile(optimizer="adamw")
-        >>> model.fit(dataset)
+        >>> model = SpanBertPretrainingModel(load_config("spanbert_base"))  # doctest: +SKIP
+        >>> model.compile(optimizer="adamw")  # doctest: +SKIP
+        >>> model.fit(dataset)  # doctest: +SKIP
     """
 
     config_arguments = ("span_positions",)

@@ -10,10 +10,10 @@ Before training, `vocabulary_coverage` checks that the student's tokenizer can r
 piece or splits them into single characters, and distillation then makes the student worse.
 
 Example:
-    >>> sources, targets = read_parallel(["kjv-rv.tsv"])
-    >>> teacher = load_text_embedder("all-MiniLM-L6-v2/")
-    >>> result = distill(teacher, "runs/student", tokenizer, sources, targets, "runs/distilled")
-    >>> result.best_scores["target_to_source_accuracy"]
+    >>> sources, targets = read_parallel(["kjv-rv.tsv"])  # doctest: +SKIP
+    >>> teacher = load_text_embedder("all-MiniLM-L6-v2/")  # doctest: +SKIP
+    >>> result = distill(teacher, "runs/student", tokenizer, sources, targets, "runs/distilled")  # doctest: +SKIP
+    >>> result.best_scores["target_to_source_accuracy"]  # doctest: +SKIP
     0.91
 """
 
@@ -62,7 +62,7 @@ def read_parallel(paths: Sequence[str | Path]) -> tuple[list[str], list[str]]:
     line i). Blank lines of a TSV file are skipped; a bad line raises `DataFileError` with its number.
 
     Example:
-        >>> read_parallel(["en.txt", "ko.txt"])[1][0]
+        >>> read_parallel(["en.txt", "ko.txt"])[1][0]  # doctest: +SKIP
         '태초에 하나님이 천지를 창조하시니라'
     """
     if len(paths) == 1:
@@ -121,7 +121,7 @@ def vocabulary_coverage(tokenizer, texts: Sequence[str], sample: int = COVERAGE_
     """`VocabularyCoverage` of the words (2+ word characters) of the first `sample` texts.
 
     Example:
-        >>> vocabulary_coverage(english_wordpiece, ["태초에 하나님이 천지를 창조하시니라"]).warning() is None
+        >>> vocabulary_coverage(english_wordpiece, ["태초에 하나님이 천지를 창조하시니라"]).warning() is None  # doctest: +SKIP
         False
     """
     words = list(dict.fromkeys(word for text in texts[:sample] for word in WORD.findall(text)))
@@ -146,8 +146,8 @@ def distillation_evaluator(features: dict[str, np.ndarray], teacher: np.ndarray,
     their mean `translation_accuracy`).
 
     Example:
-        >>> evaluate = distillation_evaluator(features, unit_rows(teacher.embed(sources)))
-        >>> sorted(evaluate(model))
+        >>> evaluate = distillation_evaluator(features, unit_rows(teacher.embed(sources)))  # doctest: +SKIP
+        >>> sorted(evaluate(model))  # doctest: +SKIP
         ['mse', 'source_to_target_accuracy', 'target_to_source_accuracy', 'translation_accuracy']
     """
     embed = SidesEmbedder([side_features(features, side) for side in DISTILLATION_SIDES], batch_size)

@@ -7,9 +7,9 @@ dir: `best.keras` (a `SentenceEmbedder` returning unit-length embeddings), `best
 export`, `tfbert evaluate sts` and `load_text_embedder` read that folder.
 
 Example:
-    >>> train, dev = read_sentence_pairs("KorSTS/sts-train.tsv"), read_sentence_pairs("KorSTS/sts-dev.tsv")
-    >>> result = train_sentence_embedder("runs/albert", tokenizer, train, dev, "runs/korsts", loss="cosine")
-    >>> result.best_scores["spearman_correlation"]
+    >>> train, dev = read_sentence_pairs("KorSTS/sts-train.tsv"), read_sentence_pairs("KorSTS/sts-dev.tsv")  # doctest: +SKIP
+    >>> result = train_sentence_embedder("runs/albert", tokenizer, train, dev, "runs/korsts", loss="cosine")  # doctest: +SKIP
+    >>> result.best_scores["spearman_correlation"]  # doctest: +SKIP
     0.78
 """
 
@@ -42,7 +42,7 @@ def encode_side(tokenizer, texts: Sequence[str], side: str, max_length: int) -> 
     """Encoder inputs of single texts named `{side}_token_ids`, ..., cut to the longest text (at most `max_length`).
 
     Example:
-        >>> encode_side(tokenizer, ["a cat", "a cat sat down"], "first", 128)["first_token_ids"].shape
+        >>> encode_side(tokenizer, ["a cat", "a cat sat down"], "first", 128)["first_token_ids"].shape  # doctest: +SKIP
         (2, 6)
     """
     features = encode_texts(as_piece_tokenizer(tokenizer), texts, max_length=max_length)
@@ -54,7 +54,7 @@ def pair_features(tokenizer, pairs: SentencePairs, max_length: int = 128) -> dic
     """`first_*`, `second_*` (and for triplets `third_*`) inputs of a `SiameseEmbedder`.
 
     Example:
-        >>> sorted(pair_features(tokenizer, pairs, 64))[:3]
+        >>> sorted(pair_features(tokenizer, pairs, 64))[:3]  # doctest: +SKIP
         ['first_padding_mask', 'first_segment_ids', 'first_token_ids']
     """
     features = {}
@@ -69,7 +69,7 @@ def loss_labels(pairs: SentencePairs, loss: str, scale: tuple[float, float] | No
     (`softmax`) or none (`multiple-negatives`). Raises `ValueError` when the pairs do not suit the loss.
 
     Example:
-        >>> loss_labels(korsts_pairs, "cosine")[:3]          # 5.0, 3.8, 0.0 on the 0-5 scale
+        >>> loss_labels(korsts_pairs, "cosine")[:3]          # 5.0, 3.8, 0.0 on the 0-5 scale  # doctest: +SKIP
         array([1.  , 0.76, 0.  ], dtype=float32)
     """
     if loss not in LOSS_PAIR_KINDS:
@@ -93,7 +93,7 @@ def save_embedding_model(model_dir: str | Path, embedder: SentenceEmbedder, toke
     """Writes `best.keras` (the embedder), `tokenizer/` and `task.json` (`task` plus what serving needs).
 
     Example:
-        >>> save_embedding_model("runs/minilm", SentenceEmbedder(encoder, normalize=True), tokenizer,
+        >>> save_embedding_model("runs/minilm", SentenceEmbedder(encoder, normalize=True), tokenizer,  # doctest: +SKIP
         ...                      {"max_length": 128})
         PosixPath('runs/minilm/best.keras')
     """

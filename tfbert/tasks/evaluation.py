@@ -4,8 +4,8 @@ Metrics that need every prediction at once (Matthews, F1, Spearman, SQuAD)
 are computed here from `model.predict`, once per epoch by `finetune`.
 
 Example:
-    >>> evaluate = classification_evaluator(dev_features, dev_labels)
-    >>> evaluate(model)
+    >>> evaluate = classification_evaluator(dev_features, dev_labels)  # doctest: +SKIP
+    >>> evaluate(model)  # doctest: +SKIP
     {'accuracy': 0.91, 'f1': 0.90, 'matthews_correlation': 0.82}
 """
 
@@ -75,7 +75,7 @@ class SidesEmbedder:
     `EmbeddingDistiller`), whose embedder is built once and reused every epoch (one trace).
 
     Example:
-        >>> first, second = SidesEmbedder([first_features, second_features])(siamese_model)
+        >>> first, second = SidesEmbedder([first_features, second_features])(siamese_model)  # doctest: +SKIP
     """
 
     def __init__(self, sides: Sequence[Mapping[str, np.ndarray]], batch_size: int = 64):

@@ -10,8 +10,8 @@ Pass a `Preprocessor` (its tokenizer, sequence length and packing style), or a t
 or a `tfbert.text` tokenizer).
 
 Example:
-    >>> features = encode_texts(preprocessor, ["a great film"])
-    >>> sorted(features), features["token_ids"].shape
+    >>> features = encode_texts(preprocessor, ["a great film"])  # doctest: +SKIP
+    >>> sorted(features), features["token_ids"].shape  # doctest: +SKIP
     (['padding_mask', 'segment_ids', 'token_ids'], (1, 128))
 """
 

@@ -146,10 +146,10 @@ def finetune(
             dtype policy name; set globally before the model is built.
 
     Example:
-        >>> result = finetune(lambda encoder: SequenceClassifier(encoder, 2), "all-MiniLM-L6-v2/",
+        >>> result = finetune(lambda encoder: SequenceClassifier(encoder, 2), "all-MiniLM-L6-v2/",  # doctest: +SKIP
         ...                   train_x, train_y, classification_evaluator(dev_x, dev_y),
         ...                   monitor="accuracy", model_dir="runs/sst2", epochs=3)
-        >>> result.best_scores
+        >>> result.best_scores  # doctest: +SKIP
         {'accuracy': 0.91, 'f1': 0.91, 'matthews_correlation': 0.82}
     """
     if seed is not None:

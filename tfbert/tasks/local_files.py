@@ -4,8 +4,8 @@ Every error names the file, the line (1-based, the header is line 1 of a
 CSV/TSV file) and the column at fault.
 
 Example:
-    >>> examples = read_text_examples("dev.tsv", text_columns=("sentence1", "sentence2"), label_column="label")
-    >>> examples.texts[0], examples.labels[0]
+    >>> examples = read_text_examples("dev.tsv", text_columns=("sentence1", "sentence2"), label_column="label")  # doctest: +SKIP
+    >>> examples.texts[0], examples.labels[0]  # doctest: +SKIP
     ('He said ...', 1)
 """
 

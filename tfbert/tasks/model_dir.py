@@ -5,9 +5,9 @@ feed it (`max_length`, `pair`, and for embeddings `pooling` and `normalize`), so
 and augment need no flags to use the folder.
 
 Example:
-    >>> model_file("runs/sts")            # a model dir: its best epoch
+    >>> model_file("runs/sts")            # a model dir: its best epoch  # doctest: +SKIP
     PosixPath('runs/sts/best.keras')
-    >>> read_task("runs/sts")["task"]
+    >>> read_task("runs/sts")["task"]  # doctest: +SKIP
     'embedding'
 """
 

@@ -6,10 +6,10 @@ and written as `s1<TAB>s2<TAB>score`, the plain pair format `read_sentence_pairs
 `tfbert finetune --task embedding` read, to train the bi-encoder on gold + silver pairs.
 
 Example:
-    >>> sentences = read_sentences("sentences.txt")
-    >>> pairs = bm25_pairs(sentences, neighbours=3)
-    >>> scores = load_cross_encoder("runs/sts-cross").score(*pair_texts(sentences, pairs))
-    >>> write_silver("silver.tsv", sentences, pairs, scores)
+    >>> sentences = read_sentences("sentences.txt")  # doctest: +SKIP
+    >>> pairs = bm25_pairs(sentences, neighbours=3)  # doctest: +SKIP
+    >>> scores = load_cross_encoder("runs/sts-cross").score(*pair_texts(sentences, pairs))  # doctest: +SKIP
+    >>> write_silver("silver.tsv", sentences, pairs, scores)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def read_sentences(path: str | Path) -> list[str]:
     a sentence-pair file (KorSTS, KLUE, STS-B, JSON Lines, ...; see `read_sentence_pairs`).
 
     Example:
-        >>> sentences = read_sentences("KorSTS/sts-train.tsv")    # both columns, each sentence once
+        >>> sentences = read_sentences("KorSTS/sts-train.tsv")    # both columns, each sentence once  # doctest: +SKIP
     """
     path = Path(path)
     if not path.is_file():
@@ -136,7 +136,7 @@ def neighbour_pairs(embeddings: np.ndarray, neighbours: int = 3, block: int = 10
     """Each sentence with its `neighbours` nearest others by the cosine of `embeddings` (semantic search).
 
     Example:
-        >>> pairs = neighbour_pairs(load_text_embedder("runs/korsts").embed(sentences), neighbours=3)
+        >>> pairs = neighbour_pairs(load_text_embedder("runs/korsts").embed(sentences), neighbours=3)  # doctest: +SKIP
     """
     vectors = unit_rows(embeddings)
     k = min(neighbours, len(vectors) - 1)

@@ -9,10 +9,10 @@ cross-encoders, whether it is a model dir, a `.keras` file, an encoder folder or
 | SavedModel from `tfbert export` | `serving_default`: `text` -> `embedding` | `text`, `text_pair` -> `score` |
 
 Example:
-    >>> embedder = load_text_embedder("runs/korsts")
-    >>> embedder.embed(["한국어 문장", "another sentence"]).shape
+    >>> embedder = load_text_embedder("runs/korsts")  # doctest: +SKIP
+    >>> embedder.embed(["한국어 문장", "another sentence"]).shape  # doctest: +SKIP
     (2, 768)
-    >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])
+    >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # doctest: +SKIP
     array([4.61], dtype=float32)
 """
 
@@ -81,7 +81,7 @@ class KerasEmbedder(_KerasTextModel):
     """`embed(texts)` with a `SentenceEmbedder`-like model (output `embedding`).
 
     Example:
-        >>> KerasEmbedder(SentenceEmbedder(encoder), tokenizer).embed(["hello"]).shape
+        >>> KerasEmbedder(SentenceEmbedder(encoder), tokenizer).embed(["hello"]).shape  # doctest: +SKIP
         (1, 384)
     """
 
@@ -191,7 +191,7 @@ def load_text_embedder(source: str | Path, *, pooling: str = "mean", max_length:
     `pooling` applies to bare encoders; `max_length` defaults to the model dir's, else 128.
 
     Example:
-        >>> load_text_embedder("all-MiniLM-L6-v2/").embed(["hello"]).shape
+        >>> load_text_embedder("all-MiniLM-L6-v2/").embed(["hello"]).shape  # doctest: +SKIP
         (1, 384)
     """
     path = Path(source)
@@ -212,7 +212,7 @@ def load_cross_encoder(source: str | Path, *, max_length: int | None = None, tok
     """A regression model (`tfbert finetune --task regression` model dir, `.keras` or SavedModel) as a `CrossEncoder`.
 
     Example:
-        >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])
+        >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # doctest: +SKIP
         array([4.61], dtype=float32)
     """
     path = Path(source)

@@ -17,10 +17,10 @@ ASCII text; use it cased or use a `tfbert.text` tokenizer.
 
 Example:
     >>> import tensorflow_text
-    >>> tokenizer = TensorFlowTokenizer(tensorflow_text.BertTokenizer("vocab.txt", lower_case=False),
+    >>> tokenizer = TensorFlowTokenizer(tensorflow_text.BertTokenizer("vocab.txt", lower_case=False),  # doctest: +SKIP
     ...                                 cls_id=101, sep_id=102, pad_id=0)
-    >>> pieces = tokenizer.encode_with_offsets(["Zürich is big"])[0]
-    >>> pieces.starts, pieces.ends
+    >>> pieces = tokenizer.encode_with_offsets(["Zürich is big"])[0]  # doctest: +SKIP
+    >>> pieces.starts, pieces.ends  # doctest: +SKIP
     ([0, 3, 7, 10], [3, 6, 9, 13])
 """
 
@@ -114,7 +114,7 @@ def as_piece_tokenizer(tokenizer: Any) -> PieceTokenizer:
     `TensorFlowTokenizer`.
 
     Example:
-        >>> pieces = as_piece_tokenizer(tfbert.text.WordPieceTokenizer("vocab.txt"))
+        >>> pieces = as_piece_tokenizer(tfbert.text.WordPieceTokenizer("vocab.txt"))  # doctest: +SKIP
     """
     if hasattr(tokenizer, "encode_with_offsets"):
         return tokenizer

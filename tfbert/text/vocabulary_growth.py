@@ -44,7 +44,7 @@ def old_pieces_of_added_tokens(old: Tokenizer, new: Tokenizer) -> dict[int, list
     Special pieces (`[UNK]`) are left out of the lists; an added token whose word gives none maps to `[]`.
 
     Example:
-        >>> old_pieces_of_added_tokens(old, new)     # "서울대" was "▁서울" + "대"
+        >>> old_pieces_of_added_tokens(old, new)     # "서울대" was "▁서울" + "대"  # doctest: +SKIP
         {8000: [412, 77]}
     """
     check_extension(old, new)

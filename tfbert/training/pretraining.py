@@ -15,7 +15,7 @@ per language, language ids in the order given; see `xlm_examples`).
 
 Example:
     >>> from tfbert.training.pretraining import pretrain
-    >>> pretrain("albert_tiny", tokenizer="vocab/", data=["corpus.txt"], model_dir="runs/albert",
+    >>> pretrain("albert_tiny", tokenizer="vocab/", data=["corpus.txt"], model_dir="runs/albert",  # doctest: +SKIP
     ...          steps=1000, global_batch_size=64)
 """
 
@@ -186,7 +186,7 @@ def pretraining_preprocessor(config: ModelConfig, tokenizer: Tokenizer, sequence
     """The run's `Preprocessor`: the architecture's packing style, masking as its example recipe says.
 
     Example:
-        >>> pretraining_preprocessor(load_config("albert_tiny"), tokenizer).masking.unit
+        >>> pretraining_preprocessor(load_config("albert_tiny"), tokenizer).masking.unit  # doctest: +SKIP
         'ngram'
     """
     spec = architecture_of(config)
@@ -367,7 +367,7 @@ def pretrain(
     `tokenizer/`, which fine-tuning and export read.
 
     Example:
-        >>> pretrain(init_from="albert-base-v2/", objectives="mlm", data=["domain.txt"], model_dir="runs/further",
+        >>> pretrain(init_from="albert-base-v2/", objectives="mlm", data=["domain.txt"], model_dir="runs/further",  # doctest: +SKIP
         ...          steps=10_000, global_batch_size=64)
     """
     if shuffle_buffer < 0:

@@ -24,9 +24,9 @@ class SequenceClassifier(TaskModel):
     metrics: `loss`, `accuracy`.
 
     Example:
-        >>> model = SequenceClassifier(load_huggingface("all-MiniLM-L6-v2/"), num_classes=2)
-        >>> model.compile(optimizer=create_optimizer("finetune", total_steps=1000))
-        >>> model.fit(features, labels, batch_size=32)
+        >>> model = SequenceClassifier(load_huggingface("all-MiniLM-L6-v2/"), num_classes=2)  # doctest: +SKIP
+        >>> model.compile(optimizer=create_optimizer("finetune", total_steps=1000))  # doctest: +SKIP
+        >>> model.fit(features, labels, batch_size=32)  # doctest: +SKIP
     """
 
     def __init__(self, encoder: EncoderLike, num_classes: int = 2, dropout_rate: float | None = None,
@@ -64,8 +64,8 @@ class SequenceRegressor(TaskModel):
     Loss: mean squared error; metrics: `loss`, `mean_absolute_error`.
 
     Example:
-        >>> model = SequenceRegressor(encoder)
-        >>> model.fit(features, similarity_scores, batch_size=32)
+        >>> model = SequenceRegressor(encoder)  # doctest: +SKIP
+        >>> model.fit(features, similarity_scores, batch_size=32)  # doctest: +SKIP
     """
 
     def __init__(self, encoder: EncoderLike, dropout_rate: float | None = None, pooling: str = "pooler",

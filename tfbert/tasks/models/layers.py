@@ -20,7 +20,7 @@ class Pooling(keras.layers.Layer):
     or the element-wise maximum over real tokens (`"max"`).
 
     Example:
-        >>> Pooling("mean")(sequence_output, padding_mask)   # [batch, hidden], float32
+        >>> Pooling("mean")(sequence_output, padding_mask)   # [batch, hidden], float32  # doctest: +SKIP
     """
 
     def __init__(self, mode: str = "mean", **kwargs):
@@ -87,7 +87,7 @@ def pooled_dense_head(encoder, inputs: dict, units: int, dropout_rate: float | N
     `dropout_rate=None` takes the encoder's; the result is float32.
 
     Example:
-        >>> logits = pooled_dense_head(encoder, inputs, 3, None, "pooler", "float32", "classifier")
+        >>> logits = pooled_dense_head(encoder, inputs, 3, None, "pooler", "float32", "classifier")  # doctest: +SKIP
     """
     if pooling not in HEAD_POOLING:
         raise ValueError(f"unknown pooling {pooling!r}; expected one of {', '.join(HEAD_POOLING)}")

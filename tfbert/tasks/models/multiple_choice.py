@@ -23,8 +23,8 @@ class MultipleChoice(TaskModel):
     choices; metrics: `loss`, `accuracy`.
 
     Example:
-        >>> model = MultipleChoice(encoder)
-        >>> model.fit(features, answers, batch_size=8)   # features["token_ids"]: [examples, 4, 128]
+        >>> model = MultipleChoice(encoder)  # doctest: +SKIP
+        >>> model.fit(features, answers, batch_size=8)   # features["token_ids"]: [examples, 4, 128]  # doctest: +SKIP
     """
 
     def __init__(self, encoder: EncoderLike, dropout_rate: float | None = None, pooling: str = "pooler",

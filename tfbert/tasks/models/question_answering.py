@@ -23,8 +23,8 @@ class SpanExtractor(TaskModel):
     `tfbert.tasks.question_answering.decode_answers`.
 
     Example:
-        >>> model = SpanExtractor(load_huggingface("bert-base-uncased/"))
-        >>> model.fit(features, {"start_positions": starts, "end_positions": ends}, batch_size=32)
+        >>> model = SpanExtractor(load_huggingface("bert-base-uncased/"))  # doctest: +SKIP
+        >>> model.fit(features, {"start_positions": starts, "end_positions": ends}, batch_size=32)  # doctest: +SKIP
     """
 
     def __init__(self, encoder: EncoderLike, dtype: str | None = None, **kwargs):

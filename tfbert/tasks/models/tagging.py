@@ -21,8 +21,8 @@ class TokenClassifier(TaskModel):
     cross-entropy averaged over weighted tokens; metrics: `loss`, `accuracy`.
 
     Example:
-        >>> model = TokenClassifier(encoder, num_tags=len(tag_names))
-        >>> model.fit(features, {"labels": tags, "label_weights": first_piece}, batch_size=16)
+        >>> model = TokenClassifier(encoder, num_tags=len(tag_names))  # doctest: +SKIP
+        >>> model.fit(features, {"labels": tags, "label_weights": first_piece}, batch_size=16)  # doctest: +SKIP
     """
 
     def __init__(self, encoder: EncoderLike, num_tags: int, dropout_rate: float | None = None,

@@ -1,0 +1,46 @@
+"""Every ```python and ```bash block of README.md and docs/*.md runs, page by page, on tiny configs.
+
+Each page runs in one fresh interpreter in its own temporary folder (`run_page.py`); the folder holds what a
+reader would have downloaded, from the test assets: `all-MiniLM-L6-v2/` (a Hugging Face folder), `gpt2.tiktoken`,
+`spiece.model` (a SentencePiece unigram model) and `ko_corpus.txt` (the Korean constitution). Blocks marked
+`<!-- skip: reason -->` are skipped and listed at the end of the run (`tests/docs/conftest.py`).
+"""
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from guide_blocks import all_blocks, pages, blocks
+
+HERE = Path(__file__).parent
+# What a reader would have downloaded: the name in the page's folder -> a test asset (a folder by one of its files).
+FOLDERS = {"all-MiniLM-L6-v2": "minilm/config.json"}
+FILES = {"gpt2.tiktoken": "bpe/gpt2.tiktoken", "spiece.model": "spm/botchan_en_unigram_1000.model",
+         "ko_corpus.txt": "text/ko/constitution.txt"}
+RUNNABLE = [path for path in pages() if any(block.runs for block in blocks(path))]
+
+
+# `slow`: the pages train tiny models for a few CPU-minutes in all, and tests/conftest.py starts slow files first.
+@pytest.mark.slow
+@pytest.mark.parametrize("page", RUNNABLE, ids=lambda path: path.name)
+def test_page_code_blocks_run(page, tmp_path, assets):
+    for name, member in FOLDERS.items():
+        (tmp_path / name).symlink_to(Path(assets(member)).parent)
+    for name, source in FILES.items():
+        (tmp_path / name).symlink_to(assets(source))
+    runnable = [dataclasses.asdict(block) for block in blocks(page) if block.runs]
+    (tmp_path / ".blocks.json").write_text(json.dumps(runnable), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parents[1]), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run([sys.executable, str(HERE / "run_page.py"), ".blocks.json"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_every_skipped_block_gives_its_reason_and_runnable_blocks_say_their_language():
+    for block in all_blocks():
+        assert block.skip is None or block.skip.strip(), f"{block.page}:{block.line}"
+        assert block.language, f"{block.page}:{block.line}: a fenced block names its language (text, yaml, python, bash)"

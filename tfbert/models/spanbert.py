@@ -116,7 +116,7 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
         architectures.for_model_class(config.architecture, type(self).__name__)
         policy = kwargs.pop("dtype", None)
         encoder_config = config.encoder
-        encoder = Encoder(encoder_config, dtype=policy, name="encoder")
+        encoder = Encoder(encoder_config, dtype=policy, name="encoder", architecture=config.architecture)
         inputs = dict(encoder.input)
         for name in ("masked_positions",) + SPAN_INPUTS:
             inputs[name] = keras.Input(shape=(None,), dtype="int32", name=name)

@@ -1,0 +1,86 @@
+"""Every Keras class tfbert registers, so `import tfbert` then `keras.models.load_model("x.keras")` works.
+
+`import tfbert` imports neither Keras nor TensorFlow (so `tfbert --help` stays fast). Instead
+`register_on_keras_import` puts one stand-in per class into Keras' registry as soon as Keras is
+imported (at once if it already is): a stand-in's `from_config` imports the class's module, whose
+decorator then registers the real class, and builds the object with it. Keras' deserializer only
+calls `from_config` on what it finds, and the real registration replaces the stand-in. The hook on
+Keras' import is `wrapt`'s (a TensorFlow dependency); the stand-in is written here because Keras has
+no lazy registration.
+
+`CLASSES` is checked against the registry by `tests/models/test_serialization.py`: a new registered
+class is added here.
+
+Example:
+    >>> import tfbert, keras
+    >>> model = keras.models.load_model("runs/sst2/best.keras")   # a SequenceClassifier
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+PACKAGE = "tfbert"
+# module -> the classes it registers under package "tfbert" (`@keras.saving.register_keras_serializable`).
+CLASSES: dict[str, tuple[str, ...]] = {
+    "tfbert.metrics.keras_metrics": ("F1", "MatthewsCorrelation"),
+    "tfbert.models.attention": ("SelfAttention",),
+    "tfbert.models.deberta": ("DebertaRTDModel",),
+    "tfbert.models.dropout": ("Dropout",),
+    "tfbert.models.electra": ("ElectraPretrainingModel",),
+    "tfbert.models.embeddings": ("TextEmbeddings", "TokenEmbedding"),
+    "tfbert.models.encoder": ("Encoder",),
+    "tfbert.models.feedforward": ("FeedForward",),
+    "tfbert.models.objectives": ("RatioMetric",),
+    "tfbert.models.pretraining": ("PretrainingModel",),
+    "tfbert.models.relative": ("RelativePositions",),
+    "tfbert.models.spanbert": ("SpanBertPretrainingModel",),
+    "tfbert.models.xlm": ("XLMPretrainingModel",),
+    "tfbert.models.xlmr": ("XLMRobertaPretrainingModel",),
+    "tfbert.tasks.models.classification": ("SequenceClassifier", "SequenceRegressor"),
+    "tfbert.tasks.models.embedding": ("EmbeddingDistiller", "SentenceEmbedder", "SiameseEmbedder"),
+    "tfbert.tasks.models.layers": ("MaskPadding", "MergeChoices", "Pooling", "SplitChoices"),
+    "tfbert.tasks.models.multiple_choice": ("MultipleChoice",),
+    "tfbert.tasks.models.question_answering": ("SpanExtractor",),
+    "tfbert.tasks.models.tagging": ("TokenClassifier",),
+    "tfbert.training.optimization": ("AdamWDense", "LambDense"),
+    "tfbert.training.schedules": ("WarmupLinearDecay",),
+}
+
+
+class _StandIn:
+    """Keras' registry entry for a tfbert class whose module is not imported yet."""
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def _real(self) -> type:
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def from_config(self, config: dict, custom_objects: Any = None) -> Any:
+        return self._real().from_config(config)
+
+
+def import_all() -> None:
+    """Imports every module that registers a tfbert class (the real classes, not stand-ins)."""
+    for module in CLASSES:
+        importlib.import_module(module)
+
+
+def _register(keras_module: Any = None) -> None:
+    registry = sys.modules["keras"].saving.get_custom_objects()
+    for module, names in CLASSES.items():
+        for name in names:
+            registry.setdefault(f"{PACKAGE}>{name}", _StandIn(module, name))
+
+
+def register_on_keras_import() -> None:
+    """Registers the stand-ins now if Keras is imported, else when it is."""
+    if "keras" in sys.modules and hasattr(sys.modules["keras"], "saving"):
+        _register()
+        return
+    import wrapt
+
+    wrapt.register_post_import_hook(_register, "keras")

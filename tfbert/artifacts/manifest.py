@@ -11,7 +11,7 @@ export's `assets.extra/`) calls `write_manifest`; `tfbert.artifacts.open` reads 
 | `config` | the encoder config (`EncoderConfig.to_dict()`) or None |
 | `preprocessor` | `tokenizer` (class), `lowercase`, `packing_style`, `sequence_length` |
 | `task` | `task` (classification, regression, embedding, ...), `labels`, `pooling` (sentence-transformers' mode names), `normalize`, `heads` |
-| `provenance` | `source` (what it was made from), `step`, `tfbert_version`, `command` |
+| `provenance` | `source` (what it was made from), `step`, `tfbert_version`, `command`, `model_file` (the `.keras` file it describes) |
 
 The file is written under a temporary name and renamed (`os.replace`), so a reader sees the old
 file or the new one, never half of one. Written by hand: a few lines of JSON need no library.
@@ -60,7 +60,7 @@ def preprocessor_fields(preprocessor: Any = None, tokenizer: Any = None) -> dict
 def write_manifest(folder: str | os.PathLike, kind: str, *, family: str | None = None,
                    config: Mapping[str, Any] | None = None, preprocessor: Mapping[str, Any] | None = None,
                    task: Mapping[str, Any] | None = None, source: str | None = None, step: int | None = None,
-                   command: str | None = None) -> Path:
+                   command: str | None = None, model_file: str | None = None) -> Path:
     """Writes `folder/tfbert.json` atomically; returns its path (see the module notes for the fields)."""
     if kind not in KINDS:
         raise ValueError(f"unknown artifact kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -69,7 +69,8 @@ def write_manifest(folder: str | os.PathLike, kind: str, *, family: str | None =
                 "preprocessor": dict(preprocessor) if preprocessor is not None else None,
                 "task": dict(task) if task is not None else None,
                 "provenance": {"source": None if source is None else str(source), "step": step,
-                               "tfbert_version": _tfbert_version(), "command": command}}
+                               "tfbert_version": _tfbert_version(), "command": command,
+                               **({"model_file": model_file} if model_file else {})}}
     path = Path(folder) / MANIFEST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{MANIFEST_FILE}.{os.getpid()}.tmp")

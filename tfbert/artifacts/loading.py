@@ -29,7 +29,7 @@ def load_pretraining_run(directory: str | Path, family: str | None = None) -> ke
                                 "heads from; train at least one checkpoint interval first")
     config = load_config(str(directory / RUN_CONFIG_FILE))
     spec = architectures.get(family or config.architecture)
-    objectives = config.pretraining.objectives.split(",") if config.pretraining and config.pretraining.objectives else None
-    model = spec.build_pretraining_model(config, objectives)
+    named = config.pretraining.objectives if config.pretraining else None
+    model = spec.build_pretraining_model(config, spec.objectives_named(named) if named else None)
     tf.train.Checkpoint(model=model).restore(checkpoint).expect_partial().assert_existing_objects_matched()
     return model

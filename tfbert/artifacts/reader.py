@@ -113,7 +113,11 @@ class Artifact:
     def sequence_length(self) -> int | None:
         """The length the model was trained or fine-tuned with, where the artifact says it."""
         saved = (self.manifest or {}).get("preprocessor") or {}
-        return saved.get("sequence_length") or self.task.get("max_length")
+        if saved.get("sequence_length") or self.task.get("max_length"):
+            return saved.get("sequence_length") or self.task.get("max_length")
+        if self.preprocessor_folder is not None:
+            return _read_json(self.preprocessor_folder / PREPROCESSOR_FILE).get("sequence_length")
+        return None
 
     @property
     def packing_style(self) -> str:
@@ -205,8 +209,9 @@ def _read_json(path: Path) -> Any:
 def _load_keras(path: Path) -> "keras.Model":
     import keras
 
-    import tfbert.keras_classes  # noqa: F401  (every tfbert class, registered for deserialization)
+    from tfbert.keras_classes import import_all
 
+    import_all()
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not a .keras model file (not a zip archive)")
     return keras.models.load_model(path, compile=False)
@@ -217,10 +222,13 @@ def _is_saved_model(path: Path) -> bool:
     return any((folder / "saved_model.pb").is_file() for folder in folders)
 
 
-def _newest_saved_model(path: Path) -> Path:
+def saved_model_version(path: Path) -> Path:
+    """`path` if it is a SavedModel, else its highest numeric version folder (TF Serving's `NAME/VERSION/`)."""
     if (path / "saved_model.pb").is_file():
         return path
     versions = [child for child in path.iterdir() if child.name.isdigit() and (child / "saved_model.pb").is_file()]
+    if not versions:
+        raise ValueError(f"{path} is not a SavedModel (no saved_model.pb in it or in a version folder)")
     return max(versions, key=lambda child: int(child.name))
 
 
@@ -280,33 +288,39 @@ def _model_config_of(model) -> tuple[str | None, dict | None]:
     return None, None
 
 
-def _keras_family(path: Path) -> str | None:
-    """The family the `.keras` file's own config records (an encoder's `architecture`, a pretraining model's
-    config), read from its `config.json` without building the model."""
+def keras_file_summary(path: str | Path) -> tuple[str | None, dict | None]:
+    """The family and encoder config a tfbert `.keras` file records (its encoder's `architecture` and `config`,
+    or a pretraining model's config), read from the archive's `config.json` without building the model."""
     try:
         with zipfile.ZipFile(path) as archive:
-            text = archive.read("config.json").decode("utf-8")
-    except (OSError, KeyError, zipfile.BadZipFile, UnicodeDecodeError):
-        return None
-    found = _find_architecture(json.loads(text))
-    return found
+            data = json.loads(archive.read("config.json").decode("utf-8"))
+    except (OSError, KeyError, zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError):
+        return None, None
+    return _find_encoder(data)
 
 
-def _find_architecture(node: Any) -> str | None:
+def _find_encoder(node: Any) -> tuple[str | None, dict | None]:
+    """Depth first: the first `Encoder`'s (`architecture`, `config`), or a `ModelConfig`-shaped mapping's."""
     if isinstance(node, dict):
-        value = node.get("architecture")
-        if isinstance(value, str) and value:
-            return value
-        for child in node.values():
-            found = _find_architecture(child)
-            if found:
-                return found
+        inner = node.get("config")
+        if node.get("class_name") == "Encoder" and isinstance(inner, dict):
+            return inner.get("architecture"), inner.get("config")
+        if isinstance(node.get("architecture"), str) and isinstance(node.get("encoder"), dict):
+            return node["architecture"], node["encoder"]
+        children = node.values()
     elif isinstance(node, list):
-        for child in node:
-            found = _find_architecture(child)
-            if found:
-                return found
-    return None
+        children = node
+    else:
+        return None, None
+    for child in children:
+        found = _find_encoder(child)
+        if found != (None, None):
+            return found
+    return None, None
+
+
+def _keras_family(path: Path) -> str | None:
+    return keras_file_summary(path)[0]
 
 
 def _keras_file(path: Path) -> Artifact:
@@ -338,7 +352,7 @@ def _from_manifest(folder: Path, manifest: dict) -> Artifact:
 
 
 def _saved_model(path: Path) -> Artifact:
-    version = _newest_saved_model(path)
+    version = saved_model_version(path)
     extra = version / "assets.extra"
     manifest = read_manifest(extra)
     if manifest is not None:

@@ -4,9 +4,9 @@
 `register_on_keras_import` puts one stand-in per class into Keras' registry as soon as Keras is
 imported (at once if it already is): a stand-in's `from_config` imports the class's module, whose
 decorator then registers the real class, and builds the object with it. Keras' deserializer only
-calls `from_config` on what it finds, and the real registration replaces the stand-in. The hook on
-Keras' import is `wrapt`'s (a TensorFlow dependency); the stand-in is written here because Keras has
-no lazy registration.
+calls `from_config` on what it finds, and the real registration replaces the stand-in. Written by
+hand: Keras has no lazy registration, and `wrapt`'s post-import hooks import asyncio, which would
+triple the time of `import tfbert`; the hook here is a meta-path finder that wraps Keras' loader.
 
 `CLASSES` is checked against the registry by `tests/models/test_serialization.py`: a new registered
 class is added here.
@@ -19,6 +19,8 @@ Example:
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
 import sys
 from typing import Any
 
@@ -76,11 +78,28 @@ def _register(keras_module: Any = None) -> None:
             registry.setdefault(f"{PACKAGE}>{name}", _StandIn(module, name))
 
 
+class _AfterKerasImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself; wraps the loader of `keras` so that `_register` runs once Keras is imported."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "keras":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        execute = spec.loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            _register()
+        spec.loader.exec_module = exec_module
+        return spec
+
+
 def register_on_keras_import() -> None:
     """Registers the stand-ins now if Keras is imported, else when it is."""
-    if "keras" in sys.modules and hasattr(sys.modules["keras"], "saving"):
+    if "keras" in sys.modules:
         _register()
-        return
-    import wrapt
-
-    wrapt.register_post_import_hook(_register, "keras")
+    elif not any(isinstance(finder, _AfterKerasImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AfterKerasImport())

@@ -64,6 +64,7 @@ def run_train(args: argparse.Namespace) -> None:
                                                                model_type=model_type, lowercase=not args.cased)
     except (OSError, ValueError, RuntimeError) as error:  # SentencePiece's trainer raises RuntimeError
         raise CommandError(str(error)) from None
+    _write_manifest(args.output, tokenizer, source=",".join(args.data), command=f"vocab --kind {args.kind}")
     print(f"wrote {args.output}: {type(tokenizer).__name__} with {tokenizer.vocabulary_size():,} tokens")
 
 
@@ -76,11 +77,20 @@ def _load(path: str):
         raise CommandError(f"TOKENIZER {path!r}: {error}; give a folder written by `tfbert vocab` or `tfbert convert`") from None
 
 
-def _write_new_folder(tokenizer, output: Path) -> None:
+def _write_manifest(folder, tokenizer, source: str, command: str) -> None:
+    """`tfbert.json`: a vocabulary, its tokenizer class, casing and size, and what it was made from."""
+    from tfbert.artifacts import preprocessor_fields, write_manifest
+
+    write_manifest(folder, "vocab", preprocessor=preprocessor_fields(tokenizer=tokenizer), source=source,
+                   command=command)
+
+
+def _write_new_folder(tokenizer, output: Path, source: str) -> None:
     """Saves under a temporary name beside `output`, then renames, so no half-written folder is left."""
     staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
     try:
         tokenizer.save_assets(staging)
+        _write_manifest(staging, tokenizer, source=source, command="vocab add")
         os.replace(staging, output)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -111,7 +121,7 @@ def run_add(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
     if output.exists():
         output.rmdir()
-    _write_new_folder(insertion.tokenizer, output)
+    _write_new_folder(insertion.tokenizer, output, args.tokenizer)
     before, after = tokenizer.vocabulary_size(), insertion.tokenizer.vocabulary_size()
     print(f"wrote {args.output}: {type(tokenizer).__name__} with {after:,} tokens "
           f"({len(insertion.added):,} added as ids {before:,}-{after - 1:,}; old ids unchanged)")

@@ -75,7 +75,7 @@ def _run(*arguments: str) -> None:
 
 
 def produce_vocab(work: Workspace, output: Path) -> Path:
-    _run("vocab", "--kind", "wordpiece", "--data", work.corpus, "--vocab-size", "120", "--output", output)
+    _run("vocab", "--kind", "wordpiece", "--data", work.corpus, "--vocab-size", "60", "--output", output)
     return output
 
 

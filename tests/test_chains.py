@@ -111,6 +111,38 @@ def produce_finetune_embedding(work: Workspace, output: Path) -> Path:
     return output
 
 
+def produce_distill(work: Workspace, output: Path) -> Path:
+    parallel = work.root / "parallel.tsv"
+    parallel.write_text("".join(f"{text}\t{text.lower()}\n" for text in TEXTS * 4), encoding="utf-8")
+    _run("distill", "--teacher", work.st, "--student", work["convert huggingface"], "--parallel", parallel,
+         "--eval", parallel, "--model-dir", output, "--epochs", "1", "--batch-size", "4", "--max-length", "16",
+         *COMMON)
+    return output
+
+
+BERT = dict(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
+            max_position_embeddings=64, type_vocab_size=2)
+
+
+def produce_convert_tf1(work: Workspace, output: Path) -> Path:
+    """A Google BERT release written from a random `BertForPreTraining` (`tests/convert/tf1_releases.py`)."""
+    import torch
+    import transformers
+
+    from convert.tf1_releases import bert_tensors, write_checkpoint, write_json, write_vocab
+
+    torch.manual_seed(0)
+    model = transformers.BertForPreTraining(transformers.BertConfig(**BERT, hidden_act="gelu_new")).eval()
+    release = work.root / "uncased_L-2_H-32_A-4"
+    release.mkdir()
+    write_checkpoint(release / "bert_model.ckpt", bert_tensors(model, BERT["num_hidden_layers"]))
+    write_json(release / "bert_config.json", {**BERT, "hidden_act": "gelu"})
+    write_vocab(release / "vocab.txt", BERT["vocab_size"])
+    work.tf1_reference = model.bert
+    _run("convert", "tf1", release, "-o", output / "model.keras")
+    return output / "model.keras"
+
+
 # name -> how the artifact is made (each from the outside source or another producer's artifact).
 PRODUCERS: dict[str, Callable[[Workspace, Path], Path]] = {
     "vocab": produce_vocab,
@@ -119,6 +151,8 @@ PRODUCERS: dict[str, Callable[[Workspace, Path], Path]] = {
     "pretrain --init-from HF": produce_pretrain_init_from_st,
     "finetune regression": produce_finetune_regression,
     "finetune embedding": produce_finetune_embedding,
+    "distill": produce_distill,
+    "convert tf1": produce_convert_tf1,
 }
 
 
@@ -207,7 +241,7 @@ def consume_augment_cross_encoder(work: Workspace, path: Path) -> None:
     _run("augment", "--cross-encoder", path, "--sentences", sentences, "--pairs", "random", "--count", "4",
          "--output", output, "--seed", "0")
     silver = read_sentence_pairs(output)
-    scores = load_cross_encoder(path).score(list(silver.texts), list(silver.pair_texts))
+    scores = load_cross_encoder(path).score(silver.first, silver.second)
     np.testing.assert_allclose(silver.labels, scores, atol=1e-3)
 
 
@@ -242,6 +276,32 @@ def consume_load_model_in_a_fresh_process(work: Workspace, path: Path) -> None:
         ["Encoder", "bert"]]
 
 
+def consume_distilled_student(work: Workspace, path: Path) -> None:
+    from tfbert.tasks import load_text_embedder
+
+    artifact = artifacts.open(path)
+    assert (artifact.kind, artifact.family, artifact.task["pooling"], artifact.task["normalize"]) == (
+        "model-dir", "bert", "mean", True)
+    np.testing.assert_allclose(np.linalg.norm(load_text_embedder(path).embed(TEXTS), axis=1), 1.0, atol=1e-5)
+
+
+def consume_tf1_encoder(work: Workspace, path: Path) -> None:
+    import torch
+
+    from convert.tf1_releases import close_on_real_tokens, padded_batch
+
+    artifact = artifacts.open(path)
+    assert (artifact.family, artifact.preprocessor.packing_style, artifact.tokenizer.vocabulary_size()) == (
+        "bert", "bert", BERT["vocab_size"])
+    inputs, _ = padded_batch(BERT["vocab_size"])
+    ours = artifact.load_encoder()(inputs)["sequence_output"]
+    with torch.no_grad():
+        theirs = work.tf1_reference(input_ids=torch.tensor(inputs["token_ids"]).long(),
+                                    token_type_ids=torch.tensor(inputs["segment_ids"]).long(),
+                                    attention_mask=torch.tensor(inputs["padding_mask"]).long()).last_hidden_state
+    close_on_real_tokens(np.asarray(ours), theirs.numpy(), inputs["padding_mask"])
+
+
 # (producer, consumer): each cell runs the consumer on what the producer wrote.
 CELLS = [
     ("vocab", consume_vocab_manifest),
@@ -253,6 +313,8 @@ CELLS = [
     ("finetune regression", consume_augment_cross_encoder),
     ("finetune embedding", consume_evaluate_and_export_embedding),
     ("finetune embedding", consume_load_model_in_a_fresh_process),
+    ("distill", consume_distilled_student),
+    ("convert tf1", consume_tf1_encoder),
 ]
 
 

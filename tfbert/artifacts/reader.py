@@ -177,8 +177,9 @@ class Artifact:
         """The `Encoder` of the model, with its weights and its family recorded (`Encoder.architecture`)."""
         from tfbert.models.encoder import Encoder
 
-        if self.kind == "pretraining-run" and self.model_file is None:
-            model = self.load_model()
+        saved = [self.path / name for name in ENCODER_FILES if (self.path / name).is_file()]
+        if self.kind == "pretraining-run" and saved:
+            model = _load_keras(saved[0])   # the encoder the run saved at its end
         else:
             model = self.load_model(dtype=dtype)
         if not isinstance(model, Encoder) and hasattr(model, "embedder") and not hasattr(model, "encoder"):

@@ -19,8 +19,6 @@ Example:
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
 import sys
 from typing import Any
 
@@ -78,12 +76,16 @@ def _register(keras_module: Any = None) -> None:
             registry.setdefault(f"{PACKAGE}>{name}", _StandIn(module, name))
 
 
-class _AfterKerasImport(importlib.abc.MetaPathFinder):
-    """Finds nothing itself; wraps the loader of `keras` so that `_register` runs once Keras is imported."""
+class _AfterKerasImport:
+    """A meta-path finder that finds nothing itself; it wraps the loader of `keras` so that `_register` runs
+    once Keras is imported. (Not an `importlib.abc.MetaPathFinder` subclass: importing the ABCs costs more
+    than the rest of `import tfbert`.)"""
 
     def find_spec(self, fullname, path, target=None):
         if fullname != "keras":
             return None
+        import importlib.util
+
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(fullname)
         if spec is None or spec.loader is None:

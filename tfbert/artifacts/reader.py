@@ -324,15 +324,25 @@ def _keras_family(path: Path) -> str | None:
     return keras_file_summary(path)[0]
 
 
+def _describes(manifest: dict | None, path: Path) -> bool:
+    """Whether the folder's manifest is about the `.keras` file `path` (a folder may hold several converted files)."""
+    if manifest is None:
+        return False
+    model_file = (manifest.get("provenance") or {}).get("model_file")
+    return model_file is None or model_file == path.name
+
+
 def _keras_file(path: Path) -> Artifact:
     folder = path.parent
     manifest = read_manifest(folder)
-    from_manifest = _from_manifest(folder, manifest) if manifest is not None else None
-    legacy_task = _read_json(folder / TASK_FILE) if (folder / TASK_FILE).is_file() else {}
+    from_manifest = _from_manifest(folder, manifest) if _describes(manifest, path) else None
+    task = dict(from_manifest.task) if from_manifest else {}
+    if not task and (folder / TASK_FILE).is_file():
+        task = _read_json(folder / TASK_FILE)
+        task.setdefault("labels", task.get("label_names"))
     family = _keras_family(path) or (from_manifest.family if from_manifest else _legacy_family(folder))
-    return Artifact(path, "keras", "tfbert", family, from_manifest.config if from_manifest else None,
-                    (from_manifest.task if from_manifest else legacy_task) or {}, manifest, path,
-                    _preprocessor_near(folder), _tokenizer_near(folder))
+    return Artifact(path, "keras", "tfbert", family, from_manifest.config if from_manifest else None, task,
+                    manifest if from_manifest else None, path, _preprocessor_near(folder), _tokenizer_near(folder))
 
 
 def _from_manifest(folder: Path, manifest: dict) -> Artifact:

@@ -14,8 +14,9 @@ Example:
     ('model-dir', ['negative', 'positive'])
 """
 
-from tfbert.artifacts.manifest import FORMAT_VERSION, KINDS, MANIFEST_FILE, preprocessor_fields, read_manifest, write_manifest
-from tfbert.artifacts.reader import ACCEPTED, Artifact, open  # noqa: A004  (tfbert.artifacts.open is the reader)
+from tfbert.artifacts.manifest import (FORMAT_VERSION, KINDS, MANIFEST_FILE, preprocessor_fields, read_manifest,
+                                       write_manifest)
+from tfbert.artifacts.reader import ACCEPTED, Artifact, open, open_as  # noqa: A004  (the reader's verb)
 
-__all__ = ["ACCEPTED", "Artifact", "FORMAT_VERSION", "KINDS", "MANIFEST_FILE", "open", "preprocessor_fields",
-           "read_manifest", "write_manifest"]
+__all__ = ["ACCEPTED", "Artifact", "FORMAT_VERSION", "KINDS", "MANIFEST_FILE", "open", "open_as",
+           "preprocessor_fields", "read_manifest", "write_manifest"]

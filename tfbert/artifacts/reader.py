@@ -404,17 +404,25 @@ def _foreign_folder(path: Path) -> Artifact | None:
     if (path / "config.json").is_file():
         data = _read_json(path / "config.json")
         if isinstance(data, dict) and "class_name" in data and isinstance(data.get("config"), dict):
-            from tfbert.convert.keras_hub import read_preset
-
-            preset = read_preset(path)
-            return Artifact(path, "keras-hub", "keras-hub", preset.spec.name, preset.config.encoder.to_dict())
+            return _keras_hub_preset(path)
         return _huggingface_folder(path)
     if list(path.glob("*.index")) or list(path.glob("*/*.index")):
-        from tfbert.convert.tf1 import read_release
-
-        release = read_release(path)
-        return Artifact(path, "tf1", "tf1", release.spec.name, release.config.encoder.to_dict())
+        return _tf1_release(path)
     return None
+
+
+def _keras_hub_preset(path: Path) -> Artifact:
+    from tfbert.convert.keras_hub import read_preset
+
+    preset = read_preset(path)
+    return Artifact(path, "keras-hub", "keras-hub", preset.spec.name, preset.config.encoder.to_dict())
+
+
+def _tf1_release(path: Path) -> Artifact:
+    from tfbert.convert.tf1 import read_release
+
+    release = read_release(path)
+    return Artifact(path, "tf1", "tf1", release.spec.name, release.config.encoder.to_dict())
 
 
 def _huggingface_folder(path: Path) -> Artifact:
@@ -429,6 +437,20 @@ def _huggingface_folder(path: Path) -> Artifact:
                 "max_length": layout.max_seq_length}
     return Artifact(path, "huggingface", "huggingface", config.architecture, config.encoder.to_dict(), task,
                     tokenizer_folder=path if is_huggingface_tokenizer(path) else None)
+
+
+def open_as(path: str | Path, kind: str) -> Artifact:
+    """`path` read as a `huggingface`, `tf1` or `keras-hub` folder, where the caller knows which it is (`tfbert
+    convert KIND`): the format's own reader then says what is missing or wrong.
+
+    Example:
+        >>> open_as("uncased_L-12_H-768_A-12/", "tf1").family
+        'bert'
+    """
+    readers = {"huggingface": _huggingface_folder, "tf1": _tf1_release, "keras-hub": _keras_hub_preset}
+    if kind not in readers:
+        raise ValueError(f"open_as reads {', '.join(readers)}, not {kind!r}; use open(path) for the others")
+    return readers[kind](Path(path))
 
 
 def open(path: str | Path) -> Artifact:  # noqa: A001  (tfbert.artifacts.open, as the module's one verb)
@@ -457,4 +479,4 @@ def open(path: str | Path) -> Artifact:  # noqa: A001  (tfbert.artifacts.open, a
     return found
 
 
-__all__ = ["ACCEPTED", "Artifact", "MANIFEST_FILE", "open"]
+__all__ = ["ACCEPTED", "Artifact", "MANIFEST_FILE", "open", "open_as"]

@@ -15,10 +15,7 @@ def _read_source(args: argparse.Namespace):
     `SentenceEmbedder` with its pooling and normalisation, so the `.keras` file keeps them."""
     from tfbert import artifacts
 
-    artifact = artifacts.open(args.checkpoint)
-    if artifact.kind != args.source:
-        raise CommandError(f"{args.checkpoint} is a {artifact.kind} folder, not a {args.source} checkpoint; run "
-                           f"tfbert convert {artifact.kind} {args.checkpoint} ...")
+    artifact = artifacts.open_as(args.checkpoint, args.source)
     if args.heads and artifact.kind == "keras-hub":
         raise CommandError("keras-hub presets hold a backbone without heads; convert without --heads")
     model = artifact.load_model(heads=args.heads)

@@ -33,7 +33,8 @@ def test_sentence_transformers_layout_round_trip(tmp_path, pooling):
 
 def test_newer_sentence_transformers_layout_is_read(tmp_path):
     """sentence-transformers 5+ writes `pooling_mode` and keeps the length in the tokenizer config."""
-    modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
+    modules = [{"idx": 0, "name": "0", "path": "",
+                "type": "sentence_transformers.base.modules.transformer.Transformer"},
                {"idx": 1, "name": "1", "path": "1_Pooling",
                 "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling"}]
     (tmp_path / "modules.json").write_text(json.dumps(modules))

@@ -306,8 +306,10 @@ def _find_encoder(node: Any) -> tuple[str | None, dict | None]:
         inner = node.get("config")
         if node.get("class_name") == "Encoder" and isinstance(inner, dict):
             return inner.get("architecture"), inner.get("config")
-        if isinstance(node.get("architecture"), str) and isinstance(node.get("encoder"), dict):
-            return node["architecture"], node["encoder"]
+        encoder = node.get("encoder")
+        if isinstance(encoder, dict) and "vocab_size" in encoder:   # a task model's or a ModelConfig's encoder
+            family = node.get("architecture")
+            return family if isinstance(family, str) else None, encoder
         children = node.values()
     elif isinstance(node, list):
         children = node
@@ -340,9 +342,11 @@ def _keras_file(path: Path) -> Artifact:
     if not task and (folder / TASK_FILE).is_file():
         task = _read_json(folder / TASK_FILE)
         task.setdefault("labels", task.get("label_names"))
-    family = _keras_family(path) or (from_manifest.family if from_manifest else _legacy_family(folder))
-    return Artifact(path, "keras", "tfbert", family, from_manifest.config if from_manifest else None, task,
-                    manifest if from_manifest else None, path, _preprocessor_near(folder), _tokenizer_near(folder))
+    recorded_family, config = keras_file_summary(path)
+    family = recorded_family or (from_manifest.family if from_manifest else _legacy_family(folder))
+    return Artifact(path, "keras", "tfbert", family, config or (from_manifest.config if from_manifest else None),
+                    task, manifest if from_manifest else None, path, _preprocessor_near(folder),
+                    _tokenizer_near(folder))
 
 
 def _from_manifest(folder: Path, manifest: dict) -> Artifact:

@@ -11,6 +11,7 @@ Recognised, in this order (the first that fits decides):
 | a keras-hub preset (`config.json` with `class_name`, `model.weights.h5`) | `keras-hub` | `keras-hub` |
 | a Hugging Face folder (`config.json` with `model_type`; sentence-transformers' `modules.json`) | `huggingface` | `huggingface` |
 | a Google TF1 release (`*.index`) | `tf1` | `tf1` |
+| Hugging Face tokenizer files alone (`vocab.txt`, `spiece.model`, `tokenizer.json`, ...) | `vocab` | `huggingface` |
 
 This module is the only place that looks at file names to tell what a folder is; commands and
 Python entry points ask it (`tfbert.artifacts.open`) and then use the `Artifact`'s fields.
@@ -412,6 +413,10 @@ def _foreign_folder(path: Path) -> Artifact | None:
         return _huggingface_folder(path)
     if list(path.glob("*.index")) or list(path.glob("*/*.index")):
         return _tf1_release(path)
+    from tfbert.text.huggingface_folders import is_huggingface_tokenizer
+
+    if is_huggingface_tokenizer(path):   # tokenizer files alone (vocab.txt, spiece.model, tokenizer.json, ...)
+        return Artifact(path, "vocab", "huggingface", tokenizer_folder=path)
     return None
 
 

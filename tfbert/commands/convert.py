@@ -73,9 +73,12 @@ def _write_manifest(args: argparse.Namespace, artifact, model, tokenizer) -> Non
     from tfbert.artifacts import preprocessor_fields, write_manifest
 
     output = Path(args.output)
-    preprocessor = artifact.preprocessor_with(tokenizer) if tokenizer is not None else None
+    preprocessor = None
+    if tokenizer is not None:
+        preprocessor = {**preprocessor_fields(tokenizer=tokenizer), "packing_style": artifact.packing_style,
+                        "sequence_length": artifact.sequence_length}
     write_manifest(output.parent, "converted-checkpoint", family=artifact.family, config=artifact.config,
-                   preprocessor=preprocessor_fields(preprocessor, tokenizer), task=artifact.task or None,
+                   preprocessor=preprocessor, task=artifact.task or None,
                    source=args.checkpoint, command=f"convert {args.source}", model_file=output.name)
 
 

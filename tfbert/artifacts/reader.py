@@ -358,13 +358,15 @@ def _from_manifest(folder: Path, manifest: dict) -> Artifact:
         model_file = folder / BEST_MODEL_FILE
     elif kind == "converted-checkpoint":
         model_file = folder / (manifest.get("provenance") or {}).get("model_file", "model.keras")
-    elif kind == "pretraining-run":
-        model_file = None
     if kind == "export":
         return Artifact(folder, kind, "saved-model", manifest.get("family"), manifest.get("config"), task, manifest)
-    tokenizer = folder if kind == "vocab" else _tokenizer_near(folder)
-    return Artifact(folder, kind, "tfbert", manifest.get("family"), manifest.get("config"), task, manifest,
-                    model_file, folder if (folder / PREPROCESSOR_FILE).is_file() else None, tokenizer)
+    if kind == "vocab":
+        return Artifact(folder, kind, "tfbert", manifest.get("family"), None, task, manifest, tokenizer_folder=folder)
+    saved = folder if (folder / PREPROCESSOR_FILE).is_file() else None
+    # A preprocessor.json written after the manifest (finetune saves it last) may know the family the manifest lacks.
+    family = manifest.get("family") or (_legacy_family(folder) if saved is not None else None)
+    return Artifact(folder, kind, "tfbert", family, manifest.get("config"), task, manifest, model_file, saved,
+                    _tokenizer_near(folder))
 
 
 def _saved_model(path: Path) -> Artifact:

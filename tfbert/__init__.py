@@ -13,6 +13,7 @@ The public API, imported on first use: `import tfbert` itself imports neither Te
 | `pretrain` | pretraining from text files |
 | `convert` | Hugging Face checkpoints in and out (`convert.load_huggingface`, `convert.load_electra`) |
 | `export_saved_model` | a SavedModel taking raw strings, for TF Serving |
+| `artifacts` | `artifacts.open(path)`: what any folder or file tfbert (or Hugging Face, TF1, keras-hub) wrote is |
 
 Example:
     >>> import tfbert
@@ -42,6 +43,7 @@ Example:
 """
 
 from tfbert._lazy import by_module, lazy_exports
+from tfbert.keras_classes import register_on_keras_import
 from tfbert.xla_flags import allow_fusible_clustering
 
 __version__ = "0.1.0"
@@ -49,6 +51,7 @@ __version__ = "0.1.0"
 _EXPORTS = by_module({
     "tfbert.config": ["EncoderConfig", "ModelConfig", "load_config"],
     "tfbert.architectures:": ["architectures"],
+    "tfbert.artifacts:": ["artifacts"],
     "tfbert.text:": ["text"],
     "tfbert.convert:": ["convert"],
     "tfbert.models.encoder": ["Encoder", "build_encoder"],
@@ -67,4 +70,6 @@ _EXPORTS = by_module({
 __all__ = sorted(_EXPORTS)
 # TensorFlow reads TF_XLA_FLAGS once, at its first function: the CPU bfloat16 path's flags go in now.
 allow_fusible_clustering()
+# `keras.models.load_model` finds every tfbert class once Keras is imported, without importing it here.
+register_on_keras_import()
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

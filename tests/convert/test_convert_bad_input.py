@@ -189,7 +189,7 @@ def test_a_failed_save_leaves_nothing_and_a_rerun_completes(sources, tmp_path, c
     assert main(["convert", "tf1", str(sources["tf1"]), "-o", str(output)]) == 2
     assert "already exists (a file)" in capsys.readouterr().err
     assert main(["convert", "tf1", str(sources["tf1"]), "-o", str(output), "--overwrite"]) == 0
-    assert sorted(path.name for path in output.parent.iterdir()) == ["model.keras", "tokenizer"]
+    assert sorted(path.name for path in output.parent.iterdir()) == ["model.keras", "tfbert.json", "tokenizer"]
     assert keras.models.load_model(output).count_params() > 0
 
 

@@ -46,7 +46,7 @@ def test_pretraining_run_folder(models, tiny_config, tokenizer, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["missing.keras", "--name", "x"], "does not exist"),
-    (["{tmp}", "--name", "x"], "found neither encoder.keras"),
+    (["{tmp}", "--name", "x"], "is none of the kinds tfbert reads"),
 ])
 def test_bad_input(argv, message, tmp_path):
     args = _parse(*[arg.format(tmp=tmp_path / "empty") for arg in argv])

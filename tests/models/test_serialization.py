@@ -52,3 +52,20 @@ def test_mixed_bfloat16_keeps_logits_and_losses_in_float32(tmp_path):
     mixed.save(tmp_path / "mixed.keras")
     restored = keras.models.load_model(tmp_path / "mixed.keras")
     assert restored.encoder.get_layer("layer0_attention").compute_dtype == "bfloat16"
+
+
+def test_every_registered_tfbert_class_is_in_the_lazy_registration_table():
+    """`import tfbert` registers each class by `tfbert.keras_classes.CLASSES` before its module is imported."""
+    from tfbert import keras_classes
+
+    keras_classes.import_all()
+    registered = {name.split(">", 1)[1]: type(cls).__name__ == "_StandIn" or cls.__module__
+                  for name, cls in keras.saving.get_custom_objects().items() if name.startswith("tfbert>")}
+    table = {name: module for module, names in keras_classes.CLASSES.items() for name in names}
+    assert registered == table
+
+
+def test_a_saved_encoder_records_its_family(tmp_path):
+    encoder = build_encoder(tiny_config("albert").encoder, architecture="albert")
+    encoder.save(tmp_path / "encoder.keras")
+    assert keras.models.load_model(tmp_path / "encoder.keras").architecture == "albert"

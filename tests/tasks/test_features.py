@@ -83,7 +83,7 @@ def test_pretrained_encoder_from_keras_files_and_folders(tmp_path, assets):
         np.testing.assert_array_equal(np.asarray(loaded(x)["sequence_output"]), expected)
     assert load_pretrained_encoder(assets("minilm/config.json").parent).config.hidden_size == 384
     (tmp_path / "empty").mkdir()
-    with pytest.raises(FileNotFoundError, match="neither encoder.keras"):
+    with pytest.raises(ValueError, match="is none of the kinds tfbert reads"):
         load_pretrained_encoder(tmp_path / "empty")
     dense = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
     dense.save(tmp_path / "other.keras")
@@ -118,7 +118,7 @@ def test_pretrained_tokenizer_of_runs_encoders_and_hugging_face_folders(tmp_path
     for source in (tmp_path / "run", tmp_path / "run" / "tokenizer", tmp_path / "run" / "encoder",
                    tmp_path / "run" / "encoder" / "encoder.keras"):
         assert load_pretrained_tokenizer(source).vocabulary() == tokenizer.vocabulary()
-    with pytest.raises(FileNotFoundError, match="no tokenizer found"):
+    with pytest.raises(ValueError, match="is none of the kinds tfbert reads"):
         load_pretrained_tokenizer(tmp_path)
     with pytest.raises(FileNotFoundError, match="no such file"):
         load_pretrained_tokenizer(tmp_path / "missing")

@@ -121,7 +121,11 @@ def test_keras_file_and_finetune_dir_sources_start_from_their_encoder(albert_mlm
         np.testing.assert_array_equal(model.encoder(inputs)["sequence_output"],
                                       trained.encoder(inputs)["sequence_output"])
     shutil.copy(encoder_file, tmp_path / "bare.keras")
-    bare = read_source(tmp_path / "bare.keras")
+    assert read_source(tmp_path / "bare.keras").config.architecture == "albert"   # the .keras file records it
+    anonymous = keras.models.load_model(encoder_file)
+    anonymous.architecture = None
+    anonymous.save(tmp_path / "anonymous.keras")
+    bare = read_source(tmp_path / "anonymous.keras")
     assert bare.config is None and bare.vocab_size == 400
     with pytest.raises(ValueError, match="says its architecture; give --config"):
         run_config(None, load_tokenizer(run / "tokenizer"), bare)

@@ -34,9 +34,9 @@ def _clip(scores, args: argparse.Namespace):
     """Scores clipped to the cross-encoder's training range (its task.json), so silver stays on the gold scale."""
     import numpy as np
 
-    from tfbert.tasks.model_dir import read_task
+    from tfbert import artifacts
 
-    low_high = read_task(args.cross_encoder).get("score_range")
+    low_high = artifacts.open(args.cross_encoder).task.get("score_range")
     return np.clip(scores, *low_high) if low_high else scores
 
 

@@ -12,34 +12,32 @@ from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.outputs import new_output
 
 
-def _from_huggingface(args: argparse.Namespace):
-    """The checkpoint's model, and its tokenizer where the folder holds Hugging Face tokenizer files."""
-    from tfbert.convert.huggingface import load_huggingface
-    from tfbert.text.huggingface_folders import is_huggingface_tokenizer, read_huggingface_tokenizer
+def _read_source(args: argparse.Namespace):
+    """The checkpoint (`tfbert.artifacts.open`) and its model: a sentence-transformers folder as a
+    `SentenceEmbedder` with its pooling and normalisation, so the `.keras` file keeps them."""
+    from tfbert import artifacts
 
-    tokenizer = read_huggingface_tokenizer(args.checkpoint) if is_huggingface_tokenizer(args.checkpoint) else None
-    return load_huggingface(args.checkpoint, heads=args.heads), tokenizer
-
-
-def _from_tf1(args: argparse.Namespace):
-    from tfbert.convert.tf1 import read_release, release_tokenizer
-
-    release = read_release(args.checkpoint)
-    tokenizer = release_tokenizer(release, args.lowercase)
-    return release.build_model(heads=args.heads), tokenizer
-
-
-def _from_keras_hub(args: argparse.Namespace):
-    from tfbert.convert.keras_hub import preset_tokenizer, read_preset
-
-    if args.heads:
+    artifact = artifacts.open_as(args.checkpoint, args.source)
+    if args.heads and artifact.kind == "keras-hub":
         raise CommandError("keras-hub presets hold a backbone without heads; convert without --heads")
-    preset = read_preset(args.checkpoint)
-    return preset.build_encoder(), preset_tokenizer(preset)
+    model = artifact.load_model(heads=args.heads)
+    if artifact.task.get("task") == "embedding" and not args.heads:
+        from tfbert.tasks.models import SentenceEmbedder
+
+        model = SentenceEmbedder(model, pooling=artifact.task["pooling"], normalize=artifact.task["normalize"])
+    return artifact, model
 
 
-# Each source: how to read it into (model, tokenizer or None).
-SOURCES = {"huggingface": _from_huggingface, "tf1": _from_tf1, "keras-hub": _from_keras_hub}
+def _tokenizer_of(args: argparse.Namespace, artifact):
+    if artifact.kind == "tf1":
+        from tfbert.convert.tf1 import read_release, release_tokenizer
+
+        return release_tokenizer(read_release(args.checkpoint), args.lowercase)
+    return artifact.tokenizer
+
+
+# The sources `convert` reads (the kinds of `tfbert.artifacts.open`).
+SOURCES = ("huggingface", "tf1", "keras-hub")
 # Targets: a tfbert model written as another library's checkpoint.
 TO_HUGGINGFACE = "to-huggingface"
 
@@ -58,8 +56,8 @@ def _to_huggingface(args: argparse.Namespace) -> None:
             source = read_tfbert_source(args.checkpoint, tokenizer)
             architecture = args.architecture or source.architecture
             if architecture is None:
-                raise ValueError(f"{args.checkpoint} does not say which architecture it is (no config.yaml or "
-                                 f"preprocessor.json beside it); pass --architecture "
+                raise ValueError(f"{args.checkpoint} does not say which architecture it is (no tfbert.json, "
+                                 f"config.yaml or preprocessor.json beside it); pass --architecture "
                                  f"({', '.join(architectures.names())})")
             folders = write_huggingface(source.model, output, architecture, source.tokenizer, source.label_names,
                                         source.max_length)
@@ -70,6 +68,22 @@ def _to_huggingface(args: argparse.Namespace) -> None:
         print(f"wrote {Path(args.output) / folder.relative_to(output)}: {name}")
     if source.tokenizer is None:
         print(f"no tokenizer written: none found beside {args.checkpoint}; pass --tokenizer DIR")
+
+
+def _write_manifest(args: argparse.Namespace, artifact, model, tokenizer) -> None:
+    """`tfbert.json` beside the `.keras` file: kind, family, config, tokenizer, packing, pooling, source."""
+    from pathlib import Path
+
+    from tfbert.artifacts import preprocessor_fields, write_manifest
+
+    output = Path(args.output)
+    preprocessor = None
+    if tokenizer is not None:
+        preprocessor = {**preprocessor_fields(tokenizer=tokenizer), "packing_style": artifact.packing_style,
+                        "sequence_length": artifact.sequence_length}
+    write_manifest(output.parent, "converted-checkpoint", family=artifact.family, config=artifact.config,
+                   preprocessor=preprocessor, task=artifact.task or None,
+                   source=args.checkpoint, command=f"convert {args.source}", model_file=output.name)
 
 
 def run(args: argparse.Namespace) -> None:
@@ -87,8 +101,10 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError("--cased and --uncased apply to tf1 checkpoints; the other sources record their casing")
     try:
         with new_output(args.output, overwrite=args.overwrite) as output:
-            model, tokenizer = SOURCES[args.source](args)
+            artifact, model = _read_source(args)
+            tokenizer = _tokenizer_of(args, artifact)
             tokenizer_folder = save_converted(model, output, tokenizer, replace_tokenizer=args.overwrite)
+            _write_manifest(args, artifact, model, tokenizer)
     except (OSError, ValueError, ImportError) as error:
         raise CommandError(str(error)) from None
     print(f"wrote {args.output}: {type(model).__name__} with {model.count_params():,} parameters")

@@ -32,15 +32,16 @@ def _split(args: argparse.Namespace):
 
 
 def _student(args: argparse.Namespace):
-    """The student's weights, tokenizer and pooling (a model dir keeps its own pooling)."""
+    """The student's weights, tokenizer and pooling (a model dir or a sentence-transformers folder keeps its own)."""
+    from tfbert import artifacts
     from tfbert.commands.finetune import find_tokenizer
-    from tfbert.tasks.model_dir import model_file, read_task
 
     student = Path(args.student)
     if not student.exists():
         raise CommandError(f"student {args.student!r} does not exist")
-    pooling = read_task(student).get("pooling", args.pooling) if student.is_dir() else args.pooling
-    return model_file(student), find_tokenizer(student, args.tokenizer), pooling
+    artifact = artifacts.open(student)
+    pooling = artifact.task.get("pooling") or args.pooling
+    return artifact.model_file or student, find_tokenizer(student, args.tokenizer), pooling
 
 
 def run(args: argparse.Namespace) -> None:
@@ -93,8 +94,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
                                                   "at most a tenth, of --parallel)")
     parser.add_argument("--model-dir", required=True, help="best.keras, tokenizer/ and task.json go here")
     parser.add_argument("--tokenizer", help="the student's tokenizer folder (default: found beside --student)")
-    parser.add_argument("--pooling", default="mean", choices=["mean", "cls", "max"],
-                        help="the student's pooling (default mean; a model dir keeps its own)")
+    parser.add_argument("--pooling", default="mean",
+                        choices=["mean", "cls", "max", "mean_sqrt_len_tokens", "weightedmean", "lasttoken"],
+                        help="the student's pooling (default mean; a model dir or sentence-transformers folder keeps "
+                             "its own)")
     parser.add_argument("--max-length", type=flag_types.sequence_length, default=128)
     parser.add_argument("--epochs", type=flag_types.positive_int, default=3)
     parser.add_argument("--batch-size", type=flag_types.positive_int, default=32)

@@ -24,13 +24,12 @@ def run(args: argparse.Namespace) -> None:
     import_tensorflow_quietly()
     import tensorflow as tf
 
+    from tfbert import artifacts
     from tfbert.distribute.precision import apply_precision, pick_precision
     from tfbert.export.saved_model import check_version_free, export_hub_pair, export_saved_model
-    from tfbert.tasks.model_dir import model_file, read_task
 
     if not os.path.exists(args.source):
         raise CommandError(f"source {args.source!r} does not exist")
-    args.source = str(model_file(args.source))   # a finetune / distill model dir: its best.keras
     if args.source.endswith(".keras") and os.path.isfile(args.source) and not zipfile.is_zipfile(args.source):
         raise CommandError(f"source {args.source!r} is not a .keras file (the zip archive model.save writes)")
     if args.version is not None:
@@ -38,11 +37,14 @@ def run(args: argparse.Namespace) -> None:
             check_version_free(os.path.join(args.output_dir, args.name, str(args.version)), args.overwrite)
         except ValueError as error:
             raise CommandError(str(error)) from None
+    try:
+        finetuned = artifacts.open(args.source).task
+    except (OSError, ValueError) as error:
+        raise CommandError(str(error)) from None
     if args.tokenizer and not os.path.isdir(args.tokenizer):
         raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
-    finetuned = read_task(args.source)
-    labels = labels or finetuned.get("label_names")
+    labels = labels or finetuned.get("labels") or finetuned.get("label_names")
     pair = args.pair or finetuned.get("pair", False)
     options = {key: value for key, value in (("top_k", args.top_k), ("max_masks", args.max_masks),
                                              ("max_answer_length", args.max_answer_length),
@@ -92,7 +94,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "with, from its preprocessor.json, else 128)")
     export.add_argument("--labels", help="comma-separated class or tag names, in id order")
     export.add_argument("--pair", action="store_true", help="classification/regression on text pairs (text_pair input)")
-    export.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="embedding pooling of a bare encoder")
+    export.add_argument("--pooling", choices=["mean", "cls", "max", "mean_sqrt_len_tokens", "weightedmean", "lasttoken"],
+                        help="embedding pooling of a bare encoder (default: the folder's, e.g. sentence-transformers' "
+                             "1_Pooling, else mean)")
     export.add_argument("--top-k", type=flag_types.positive_int, help="fill-mask: tokens returned per mask (default 5)")
     export.add_argument("--max-masks", type=flag_types.positive_int,
                         help="fill-mask: mask tokens predicted per text; a text with more is an error (default 4)")

@@ -170,18 +170,21 @@ def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor
 
 def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor, model_dir: str) -> dict:
     """`--task embedding`: Sentence-BERT on sentence-pair files (see `tfbert.tasks.embeddings`)."""
+    from tfbert import artifacts
     from tfbert.tasks import combine_pairs, read_sentence_pairs, train_sentence_embedder
-    from tfbert.tasks.model_dir import model_file
+    from tfbert.tasks.model_dir import write_model_dir_manifest
 
+    source = artifacts.open(pretrained)
     train = combine_pairs([read_sentence_pairs(path, args.format) for path in args.train])
     evaluation = read_sentence_pairs(args.eval, args.format)
     result = train_sentence_embedder(
-        model_file(pretrained), preprocessor.tokenizer, train, evaluation, model_dir, loss=args.loss,
-        pooling=args.pooling or "mean", max_length=args.max_length,
+        source.model_file or pretrained, preprocessor.tokenizer, train, evaluation, model_dir, loss=args.loss,
+        pooling=args.pooling or source.task.get("pooling") or "mean", max_length=args.max_length,
         score_scale=tuple(args.score_range) if args.score_range else None, scale=args.scale, margin=args.margin,
         symmetric=args.symmetric, epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
         learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
     preprocessor.save(model_dir)  # its architecture, for export and convert to-huggingface
+    write_model_dir_manifest(model_dir, source=str(pretrained))
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,
             "metric": "spearman_correlation"}
 

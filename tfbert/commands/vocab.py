@@ -59,6 +59,7 @@ def run_train(args: argparse.Namespace) -> None:
                 model_type = "bpe" if args.kind == "sentencepiece_bpe" else "unigram"
                 tokenizer = vocab_training.train_sentencepiece(data, args.vocab_size, output,
                                                                model_type=model_type, lowercase=not args.cased)
+            _write_manifest(output, tokenizer, source=",".join(args.data), command=f"vocab --kind {args.kind}")
     except (OSError, ValueError, RuntimeError) as error:  # SentencePiece's trainer raises RuntimeError
         raise CommandError(str(error)) from None
     print(f"wrote {args.output}: {type(tokenizer).__name__} with {tokenizer.vocabulary_size():,} tokens")
@@ -71,6 +72,14 @@ def _load(path: str):
         return load_tokenizer(path)
     except (OSError, ValueError) as error:
         raise CommandError(f"TOKENIZER {path!r}: {error}; give a folder written by `tfbert vocab` or `tfbert convert`") from None
+
+
+def _write_manifest(folder, tokenizer, source: str, command: str) -> None:
+    """`tfbert.json`: a vocabulary, its tokenizer class, casing and size, and what it was made from."""
+    from tfbert.artifacts import preprocessor_fields, write_manifest
+
+    write_manifest(folder, "vocab", preprocessor=preprocessor_fields(tokenizer=tokenizer), source=source,
+                   command=command)
 
 
 def run_add(args: argparse.Namespace) -> None:
@@ -92,6 +101,7 @@ def run_add(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
     with new_output(args.output, overwrite=args.overwrite) as output:
         insertion.tokenizer.save_assets(output)
+        _write_manifest(output, insertion.tokenizer, source=args.tokenizer, command="vocab add")
     before, after = tokenizer.vocabulary_size(), insertion.tokenizer.vocabulary_size()
     print(f"wrote {args.output}: {type(tokenizer).__name__} with {after:,} tokens "
           f"({len(insertion.added):,} added as ids {before:,}-{after - 1:,}; old ids unchanged)")

@@ -242,7 +242,7 @@ def load_huggingface(folder: str | Path, heads: bool = False, dtype: str | None 
     hf_config, config = _read_model_config(folder)
     spec = architectures.get(config.architecture)
     model = (_model_with_heads(spec, config, hf_config, dtype) if heads
-             else Encoder(config.encoder, dtype=dtype, name="encoder"))
+             else Encoder(config.encoder, dtype=dtype, name="encoder", architecture=config.architecture))
     unused = load_state_dict(model, read_state_dict(folder), config.architecture, folder)
     if unused:
         warnings.warn(f"{folder}: {len(unused)} checkpoint tensor(s) not used: {', '.join(unused[:10])}", stacklevel=2)

@@ -95,7 +95,7 @@ class KerasHubPreset:
     def build_encoder(self, dtype: str | None = None) -> Encoder:
         """The `Encoder` with the backbone's weights; its outputs equal the backbone's (sequence and pooled)."""
         variables = self.variables()
-        encoder = Encoder(self.config.encoder, dtype=dtype, name="encoder")
+        encoder = Encoder(self.config.encoder, dtype=dtype, name="encoder", architecture=self.config.architecture)
         assignments = self.spec.format(FORMAT).encoder_weights(encoder, "")
         used = weights.copy_weights(assignments, variables, f"keras-hub preset {self.folder}",
                                     str(self.folder / CONFIG_FILE))

@@ -180,7 +180,7 @@ class TF1Release:
             assignments = [*self.format.encoder_weights(model.encoder, self.format.prefix),
                            *self.format.head_weights(model)]
         else:
-            model = Encoder(self.config.encoder, dtype=dtype, name="encoder")
+            model = Encoder(self.config.encoder, dtype=dtype, name="encoder", architecture=self.config.architecture)
             assignments = list(self.format.encoder_weights(model, self.format.prefix))
         used = weights.copy_weights(assignments, self.tensors, f"checkpoint {self.tensors.prefix}", self.config_source)
         self._warn_unused(used, heads)

@@ -37,6 +37,8 @@ import numpy as np
 from tfbert import architectures
 from tfbert.architectures import HuggingFaceFormat
 from tfbert.architectures.spec import Assignment
+from tfbert.artifacts.sentence_transformers import (DEFAULT_MAX_SEQ_LENGTH, SentenceTransformersLayout,
+                                                    write_sentence_transformers)
 from tfbert.config import EncoderConfig
 from tfbert.convert.weights import dense as weights_dense
 from tfbert.convert.weights import export_weights
@@ -45,13 +47,6 @@ from tfbert.models.encoder import Encoder
 FORMAT = "huggingface"
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
-# sentence-transformers' module types, by the names every version of it reads.
-TRANSFORMER_MODULE = "sentence_transformers.models.Transformer"
-POOLING_MODULE = "sentence_transformers.models.Pooling"
-NORMALIZE_MODULE = "sentence_transformers.models.Normalize"
-# tfbert's pooling modes and sentence-transformers' Pooling flags.
-POOLING_FLAGS = {"mean": "pooling_mode_mean_tokens", "cls": "pooling_mode_cls_token", "max": "pooling_mode_max_tokens"}
-DEFAULT_MAX_SEQ_LENGTH = 128
 
 
 @dataclasses.dataclass
@@ -181,24 +176,6 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
                      f"multiple-choice models and sentence embedders")
 
 
-def _write_sentence_transformers(folder: Path, width: int, pooling: str, normalize: bool, max_length: int) -> None:
-    """modules.json, sentence_bert_config.json, 1_Pooling/config.json and (when normalising) 2_Normalize/."""
-    modules = [{"idx": 0, "name": "0", "path": "", "type": TRANSFORMER_MODULE},
-               {"idx": 1, "name": "1", "path": "1_Pooling", "type": POOLING_MODULE}]
-    if normalize:
-        modules.append({"idx": 2, "name": "2", "path": "2_Normalize", "type": NORMALIZE_MODULE})
-        (folder / "2_Normalize").mkdir()
-    (folder / "modules.json").write_text(json.dumps(modules, indent=2), encoding="utf-8")
-    (folder / "sentence_bert_config.json").write_text(
-        json.dumps({"max_seq_length": max_length, "do_lower_case": False}, indent=2), encoding="utf-8")
-    (folder / "1_Pooling").mkdir()
-    flags = {flag: mode == pooling for mode, flag in POOLING_FLAGS.items()}
-    (folder / "1_Pooling" / "config.json").write_text(
-        json.dumps({"word_embedding_dimension": width, **flags, "pooling_mode_mean_sqrt_len_tokens": False,
-                    "pooling_mode_weightedmean_tokens": False, "pooling_mode_lasttoken": False,
-                    "include_prompt": True}, indent=2), encoding="utf-8")
-
-
 def _write_checkpoint(checkpoint: Checkpoint, folder: Path, tokenizer, packing_style: str, max_length: int) -> None:
     from safetensors.numpy import save_file
 
@@ -210,7 +187,8 @@ def _write_checkpoint(checkpoint: Checkpoint, folder: Path, tokenizer, packing_s
     if tokenizer is not None:
         write_huggingface_tokenizer(tokenizer, folder, packing_style)
     if checkpoint.embedding is not None:
-        _write_sentence_transformers(folder, *checkpoint.embedding, max_length)
+        width, pooling, normalize = checkpoint.embedding
+        write_sentence_transformers(folder, width, SentenceTransformersLayout(pooling, normalize, max_length))
 
 
 def write_huggingface(model: keras.Model, folder: str | Path, architecture: str, tokenizer=None,
@@ -263,39 +241,26 @@ class TfbertSource:
     max_length: int | None = None
 
 
-def _model_path(source: Path) -> Path:
-    """The `.keras` file of a `.keras` path, a fine-tuning model dir or a pretraining run folder."""
-    from tfbert.tasks.model_dir import is_model_dir, model_file
-
-    if source.is_file() and source.suffix == ".keras":
-        return source
-    if is_model_dir(source):
-        return model_file(source)
-    for candidate in (source / "encoder.keras", source / "encoder" / "encoder.keras"):
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError(f"{source}: expected a .keras file, a fine-tuning model dir (best.keras + task.json) or a "
-                            "pretraining run folder (encoder/encoder.keras)")
-
-
 def read_tfbert_source(source: str | Path, tokenizer=None) -> TfbertSource:
-    """Loads the model of `source` (a `.keras` file, a `finetune` model dir or a `pretrain` run folder) with its
-    family, tokenizer (`tokenizer` when given), labels and length.
+    """Loads the model of `source` (a `.keras` file, a `finetune` model dir, a `pretrain` run folder or a converted
+    checkpoint, read by `tfbert.artifacts.open`) with its family, tokenizer (`tokenizer` when given), labels and
+    length; an encoder whose folder says it embeds sentences (a converted sentence-transformers model) comes as a
+    `SentenceEmbedder` with its pooling and normalisation.
 
     Example:
         >>> read_tfbert_source("runs/sst2").label_names  # doctest: +SKIP
         ['negative', 'positive']
     """
-    import tfbert.tasks.models  # noqa: F401  (registers the task models for loading)
-    from tfbert.config import ModelConfig
-    from tfbert.tasks.model_dir import read_task
-    from tfbert.tasks.pretrained import find_pretrained_tokenizer, pretrained_architecture
+    from tfbert import artifacts
+    from tfbert.tasks.models.embedding import SentenceEmbedder
 
-    source = Path(source)
-    path = _model_path(source)
-    model = keras.models.load_model(path, compile=False)
-    config = getattr(model, "config", None)
-    architecture = config.architecture if isinstance(config, ModelConfig) else pretrained_architecture(path)
-    task = read_task(path)
-    return TfbertSource(model, architecture, tokenizer if tokenizer is not None else find_pretrained_tokenizer(path),
-                        task.get("label_names"), task.get("max_length"))
+    artifact = artifacts.open(source)
+    if artifact.source_format != "tfbert":
+        raise ValueError(f"{source} is a {artifact.kind} folder, not a tfbert model; convert it to .keras first "
+                         f"(tfbert convert {artifact.kind} {source} -o model.keras)")
+    model = artifact.load_encoder() if artifact.kind == "pretraining-run" else artifact.load_model()
+    task = artifact.task
+    if isinstance(model, Encoder) and task.get("task") == "embedding":
+        model = SentenceEmbedder(model, pooling=task.get("pooling") or "mean", normalize=bool(task.get("normalize")))
+    return TfbertSource(model, artifact.family, tokenizer if tokenizer is not None else artifact.tokenizer,
+                        task.get("labels") or task.get("label_names"), artifact.sequence_length)

@@ -2,7 +2,7 @@
 
 Each is written under a temporary name in the output's folder and renamed into place when
 complete: first the tokenizer folder (`tokenizer/` beside the `.keras` file, where
-`tfbert.tasks.pretrained.find_pretrained_tokenizer` looks), then the `.keras` file. On any
+`tfbert.artifacts.open` looks), then the `.keras` file. On any
 failure the temporary files are removed and nothing is left at the output names.
 
 Example:

@@ -58,15 +58,6 @@ class MaskingSettings:
     random_token_rate: float = 0.1
 
 
-def encoder_packing_style(position_offset: int) -> PackingStyle:
-    """The packing style of an encoder whose family is unknown (a bare `.keras` encoder).
-
-    Encoders whose positions start past the padding id (RoBERTa, XLM-R) pack RoBERTa-style;
-    the others BERT-style. Where the architecture is known, its spec's `packing_style` decides.
-    """
-    return "roberta" if position_offset else "bert"
-
-
 class Preprocessor(tf.Module):
     """Strings `[batch]` (or pairs) to int32 encoder inputs `[batch, sequence_length]`, in the graph.
 
@@ -201,17 +192,3 @@ class Preprocessor(tf.Module):
         return cls(tokenizer or load_tokenizer(Path(directory) / TOKENIZER_FOLDER),
                    sequence_length or config["sequence_length"], config["packing_style"], masking=masking,
                    architecture=config.get("architecture"))
-
-
-def find_saved_preprocessor(source: str | Path) -> Path | None:
-    """The folder holding the `preprocessor.json` that goes with `source` (a model file or folder), if any.
-
-    Looked for where `tfbert` writes one: beside a `.keras` file, in a folder, or up to two
-    folders above (a pretraining run's `encoder/encoder.keras`).
-    """
-    path = Path(source)
-    folder = path if path.is_dir() else path.parent
-    for candidate in (folder, folder.parent, folder.parent.parent):
-        if (candidate / PREPROCESSOR_FILE).is_file():
-            return candidate
-    return None

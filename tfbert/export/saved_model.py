@@ -16,6 +16,7 @@ from typing import Sequence
 import keras
 import tensorflow as tf
 
+from tfbert.artifacts.manifest import preprocessor_fields, write_manifest
 from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
 from tfbert.export.compiled import SmallBatchCompilation
 from tfbert.export.module import EncoderModule, PreprocessingModule, ServingModule
@@ -78,17 +79,16 @@ def _as_tokenizer(tokenizer: Tokenizer | str | Path | None, found: Tokenizer | N
 
 def export_preprocessor(resolved: ExportSource, tokenizer: Tokenizer | str | Path | None = None,
                         sequence_length: int | None = None) -> Preprocessor:
-    """The `Preprocessor` an export serves with: the source's saved one, with `tokenizer` and
-    `sequence_length` replacing its own where given; without a saved one, the source's tokenizer,
-    its architecture's packing style (see `ExportSource.packing_style`) and 128 tokens."""
-    saved = resolved.preprocessor
-    found = saved.tokenizer if saved is not None else resolved.tokenizer
-    length = sequence_length or (saved.sequence_length if saved is not None else DEFAULT_SEQUENCE_LENGTH)
+    """The `Preprocessor` an export serves with: the source's (`tfbert.artifacts`: its saved tokenizer,
+    packing style and length), with `tokenizer` and `sequence_length` replacing its own where given;
+    128 tokens where the source says no length."""
+    length = sequence_length or resolved.sequence_length or DEFAULT_SEQUENCE_LENGTH
     config = resolved.encoder.config
+    length = min(length, config.max_sequence_length) if not sequence_length else length
     if length > config.max_sequence_length:
         raise ValueError(f"sequence_length {length} exceeds the encoder's {config.max_sequence_length} positions")
-    architecture = saved.architecture if saved is not None else resolved.architecture
-    return Preprocessor(_as_tokenizer(tokenizer, found), length, resolved.packing_style(), architecture=architecture)
+    return Preprocessor(_as_tokenizer(tokenizer, resolved.tokenizer), length, resolved.packing_style(),
+                        architecture=resolved.architecture)
 
 
 def export_saved_model(
@@ -101,7 +101,7 @@ def export_saved_model(
     sequence_length: int | None = None,
     label_names: Sequence[str] | None = None,
     pair: bool = False,
-    pooling: str = "mean",
+    pooling: str | None = None,
     task_options: dict | None = None,
     languages: Sequence[str] | None = None,
     overwrite: bool = False,
@@ -118,7 +118,7 @@ def export_saved_model(
             length of the preprocessor saved with the model (`preprocessor.json`), else 128.
         label_names: class names (classification) or tag names (tagging); `"0"`, `"1"`, ... by default.
         pair: classification / regression take `text_pair` too (sentence-pair tasks such as MNLI).
-        pooling: embedding pooling when `source` is a bare encoder.
+        pooling: embedding pooling when `source` is a bare encoder (default: the folder's, else mean).
         task_options: `QuestionAnswering` (`max_answer_length`, `max_question_length`, `allow_no_answer`,
             `no_answer_threshold`, `doc_stride`, `max_windows`) or `FillMask` (`top_k`, `max_masks`) options.
         languages: for an encoder with language embeddings (XLM, `n_langs > 1`), the names of the
@@ -150,7 +150,7 @@ def export_saved_model(
         with version_folder(target, overwrite) as staging:
             tf.saved_model.save(module, staging, signatures=module.signatures())
             check_servable(Path(staging))
-            _write_metadata(Path(staging), task, preprocessor, pair)
+            _write_metadata(Path(staging), task, preprocessor, pair, resolved, source)
     return target
 
 
@@ -183,14 +183,21 @@ def _language_names(source, languages: Sequence[str] | None, count: int) -> list
     return names
 
 
-def _write_metadata(target: Path, task: ServingTask, preprocessor: Preprocessor, pair: bool) -> None:
-    """`assets.extra/`: what was exported (JSON), the preprocessor and its tokenizer, for people and clients
-    (`Preprocessor.load(target / "assets.extra")`); TF Serving ignores it."""
+def _write_metadata(target: Path, task: ServingTask, preprocessor: Preprocessor, pair: bool,
+                    resolved: ExportSource, source) -> None:
+    """`assets.extra/`: what was exported (JSON, and the manifest `tfbert.json`), the preprocessor and its
+    tokenizer, for people and clients (`Preprocessor.load(target / "assets.extra")`); TF Serving ignores it."""
     extra = target / "assets.extra"
     preprocessor.save(extra)
     metadata = {**task.metadata(), "sequence_length": preprocessor.sequence_length, "pair_preprocess": pair,
                 "signatures": ["serving_default", "tokenize", "preprocess", "encode"]}
     (extra / METADATA_FILE).write_text(json.dumps(metadata, indent=2), encoding="utf-8")
+    options = getattr(resolved.model, "options", {}) if resolved.task == "embedding" else {}
+    write_manifest(extra, "export", family=resolved.architecture, config=resolved.encoder.config.to_dict(),
+                   preprocessor=preprocessor_fields(preprocessor),
+                   task={"task": resolved.task, "labels": metadata.get("label_names") or metadata.get("tag_names"),
+                         "pair": pair, **{key: options[key] for key in ("pooling", "normalize") if key in options}},
+                   source=None if isinstance(source, keras.Model) else str(source), command="export")
 
 
 def export_hub_pair(

@@ -66,12 +66,14 @@ class DebertaRTDModel(ElectraPretrainingModel):
         generator = Encoder(config.generator, dtype=policy, name="generator")
         token_embedding = DisentangledTokenEmbedding(generator.token_embedding, dtype=policy, name="token_embedding")
         embeddings = text_embeddings(config.encoder, policy, token_embedding=token_embedding)
-        discriminator = Encoder(config.encoder, embeddings=embeddings, dtype=policy, name="discriminator")
+        discriminator = Encoder(config.encoder, embeddings=embeddings, dtype=policy, name="discriminator",
+                                architecture=config.architecture)
         return discriminator, generator
 
     def encoder_to_save(self) -> Encoder:
         """The discriminator as a stand-alone `Encoder` (token table = generator's + delta), for fine-tuning."""
-        encoder = Encoder(self.config.encoder, dtype=self._policy_name, name="encoder")
+        encoder = Encoder(self.config.encoder, dtype=self._policy_name, name="encoder",
+                          architecture=self.config.architecture)
         encoder.set_weights(self.discriminator.get_weights())
         encoder.token_embedding.embeddings.assign(
             ops.convert_to_numpy(self.discriminator.token_embedding.table()))

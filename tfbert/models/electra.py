@@ -205,7 +205,7 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
     @staticmethod
     def build_encoders(config: ModelConfig, policy) -> tuple[Encoder, Encoder]:
         """The discriminator and the generator; ELECTRA's generator uses the discriminator's embedding layer."""
-        discriminator = Encoder(config.encoder, dtype=policy, name="discriminator")
+        discriminator = Encoder(config.encoder, dtype=policy, name="discriminator", architecture=config.architecture)
         generator = Encoder(
             config.generator, embeddings=discriminator.get_layer("embeddings"), dtype=policy, name="generator"
         )

@@ -149,6 +149,9 @@ class Encoder(keras.Model):
     when `config.pooler` is false) and `encoder_outputs`, the output of every
     transformer layer.
 
+    `architecture` is the family (`bert`, `roberta`, ...) where known; it is saved with the
+    encoder, so a `.keras` file says what it holds (`tfbert.artifacts.open`).
+
     `embeddings` lets two encoders share one `TextEmbeddings` layer (ELECTRA's
     generator uses its discriminator's); its hyper-parameters must be the ones
     `config` describes.
@@ -170,6 +173,7 @@ class Encoder(keras.Model):
         config: EncoderConfig | Mapping[str, Any],
         causal: bool = False,
         embeddings: TextEmbeddings | None = None,
+        architecture: str | None = None,
         **kwargs,
     ):
         config = config if isinstance(config, EncoderConfig) else EncoderConfig.from_dict(config)
@@ -206,6 +210,7 @@ class Encoder(keras.Model):
         )
         self.config = config
         self.causal = causal
+        self.architecture = architecture
         self._policy_name = policy if policy is None or isinstance(policy, str) else policy.name
         self.token_embedding: TokenEmbedding = stem["embeddings"].token_embedding
 
@@ -251,6 +256,7 @@ class Encoder(keras.Model):
             "name": self.name,
             "trainable": self.trainable,
             "dtype": self._policy_name,
+            **({"architecture": self.architecture} if self.architecture else {}),
         }
 
     @classmethod
@@ -258,11 +264,12 @@ class Encoder(keras.Model):
         return cls(**config)
 
 
-def build_encoder(config: EncoderConfig, *, causal: bool = False, dtype: str | None = None, name: str = "encoder") -> Encoder:
+def build_encoder(config: EncoderConfig, *, causal: bool = False, dtype: str | None = None, name: str = "encoder",
+                  architecture: str | None = None) -> Encoder:
     """Builds the encoder that `config` describes (BERT, ALBERT, RoBERTa, XLM, ...).
 
     `causal=True` masks attention to earlier positions (XLM's CLM). `dtype` is
     a Keras dtype policy such as `"mixed_bfloat16"`; the global policy by default.
     """
-    return Encoder(config, causal=causal, dtype=dtype, name=name)
+    return Encoder(config, causal=causal, dtype=dtype, name=name, architecture=architecture)
 

@@ -54,7 +54,7 @@ class PretrainingModel(WeightedObjectives, keras.Model):
         pair_objective = pairs[0] if pairs else None
         policy = kwargs.pop("dtype", None)
         encoder_config = config.encoder
-        encoder = Encoder(encoder_config, dtype=policy, name="encoder")
+        encoder = Encoder(encoder_config, dtype=policy, name="encoder", architecture=config.architecture)
         inputs = dict(encoder.input)
         inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")
         encoded = encoder.encode_at_positions({name: inputs[name] for name in encoder.input}, inputs["masked_positions"])

@@ -115,7 +115,7 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
         spec.check_model_class(type(self).__name__)
         policy = kwargs.pop("dtype", None)
         encoder_config = config.encoder
-        encoder = Encoder(encoder_config, dtype=policy, name="encoder")
+        encoder = Encoder(encoder_config, dtype=policy, name="encoder", architecture=config.architecture)
         inputs = dict(encoder.input)
         for name in ("masked_positions",) + spec.examples.extra_inputs:
             inputs[name] = keras.Input(shape=(None,), dtype="int32", name=name)

@@ -99,7 +99,8 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
                 f"and {config.encoder.hidden_size}"
             )
         policy = kwargs.pop("dtype", None)
-        encoder = Encoder(config.encoder, causal=objective == "clm", dtype=policy, name="encoder")
+        encoder = Encoder(config.encoder, causal=objective == "clm", dtype=policy, name="encoder",
+                          architecture=config.architecture)
         inputs = dict(encoder.input)
         if objective == "mlm":
             inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")

@@ -35,7 +35,30 @@ def read_task(source: str | Path) -> dict:
 
 
 def write_task(model_dir: str | Path, task: dict) -> None:
+    """Writes `task.json` and the manifest `tfbert.json` (`write_model_dir_manifest`)."""
     (Path(model_dir) / TASK_FILE).write_text(json.dumps(task, indent=2), encoding="utf-8")
+    write_model_dir_manifest(model_dir)
+
+
+def write_model_dir_manifest(model_dir: str | Path, source: str | None = None) -> Path:
+    """`tfbert.json` of a model dir, from what the folder holds: the family and encoder config recorded in
+    `best.keras`, `preprocessor.json` (packing, length) or `tokenizer/`, and `task.json` (labels as `labels`)."""
+    from tfbert.artifacts import open as open_artifact
+    from tfbert.artifacts import write_manifest
+    from tfbert.artifacts.reader import keras_file_summary
+
+    model_dir = Path(model_dir)
+    task = read_task(model_dir)
+    task["labels"] = task.get("label_names")
+    family, config = keras_file_summary(model_dir / BEST_MODEL_FILE)
+    artifact = open_artifact(model_dir / BEST_MODEL_FILE)
+    preprocessor = None
+    if artifact.tokenizer_folder is not None or artifact.preprocessor_folder is not None:
+        from tfbert.artifacts import preprocessor_fields
+
+        preprocessor = preprocessor_fields(artifact.preprocessor_with(sequence_length=task.get("max_length")))
+    return write_manifest(model_dir, "model-dir", family=family or artifact.family, config=config,
+                          preprocessor=preprocessor, task=task, source=source, command=task.get("command"))
 
 
 def model_file(source: str | Path) -> Path:

@@ -26,13 +26,12 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfbert import artifacts
+from tfbert.artifacts import Artifact
 from tfbert.data.text_lists import text_list
 from tfbert.tasks.features import encode_texts
 from tfbert.tasks.finetune import check_length_fits
-from tfbert.tasks.model_dir import is_model_dir, model_file, read_task
 from tfbert.tasks.models import SentenceEmbedder, SequenceRegressor
-from tfbert.tasks.pretrained import find_pretrained_tokenizer, load_pretrained_encoder
-from tfbert.tasks.tokenization import as_piece_tokenizer
 
 DEFAULT_MAX_LENGTH = 128
 # Batches are cut to their longest text, rounded up to this many positions (few shapes to trace).
@@ -53,8 +52,9 @@ class _KerasTextModel:
     """A Keras model on the features of `encode_texts`, run in batches of similar length."""
 
     def __init__(self, model: keras.Model, tokenizer, max_length: int = DEFAULT_MAX_LENGTH, batch_size: int = 64):
+        """`tokenizer` is the model's `Preprocessor` (its packing style) or a `tfbert.text` tokenizer (BERT-style)."""
         self.model, self.max_length, self.batch_size = model, max_length, batch_size
-        self.tokenizer = as_piece_tokenizer(tokenizer)
+        self.tokenizer = tokenizer
         self._call = tf.function(lambda inputs: model(inputs, training=False), reduce_retracing=True)
 
     def _run(self, output: str, texts: Sequence[str], pair_texts: Sequence[str] | None = None) -> np.ndarray:
@@ -102,9 +102,9 @@ class _SavedModelTextModel:
     def __init__(self, path: str | Path, batch_size: int = 64):
         import tensorflow_text  # noqa: F401  (registers the TF-Text ops of the tokenizer)
 
-        from tfbert.commands.predict import find_saved_model
+        from tfbert.artifacts.reader import saved_model_version
 
-        self.path = find_saved_model(path)
+        self.path = saved_model_version(Path(path))
         self._loaded = tf.saved_model.load(str(self.path))
         self.signature = self._loaded.signatures["serving_default"]
         self.batch_size = batch_size
@@ -148,47 +148,32 @@ class SavedModelCrossEncoder(_SavedModelTextModel):
         return self._run("score", text=texts, text_pair=pair_texts).reshape(-1)
 
 
-def holds_saved_model(path: str | Path) -> bool:
-    """A SavedModel folder, or TF Serving's `NAME/` holding numbered SavedModel versions."""
-    path = Path(path)
-    versions = [path, *(child for child in path.iterdir() if child.name.isdigit())] if path.is_dir() else []
-    return any((folder / "saved_model.pb").is_file() for folder in versions)
-
-
-def _tokenizer_of(source: Path, tokenizer):
-    if tokenizer is not None:
+def _preprocessor_of(artifact: Artifact, tokenizer, max_length: int | None):
+    """The artifact's `Preprocessor` (its packing style), with `tokenizer` (a folder or tokenizer) where given."""
+    if isinstance(tokenizer, (str, Path)):
         from tfbert.text import load_tokenizer
 
-        return load_tokenizer(tokenizer) if isinstance(tokenizer, (str, Path)) else tokenizer
-    found = find_pretrained_tokenizer(source)
-    if found is None:
-        raise FileNotFoundError(f"no tokenizer found for {source}: pass the tokenizer folder (a model dir's "
-                                "tokenizer/, or the folder tfbert vocab wrote)")
-    return found
+        tokenizer = load_tokenizer(tokenizer)
+    return artifact.preprocessor_with(tokenizer, max_length or artifact.sequence_length or DEFAULT_MAX_LENGTH)
 
 
-def _load_keras(path: Path) -> keras.Model:
-    import tfbert.tasks.models  # noqa: F401  (registers the task classes for deserialization)
-
-    return keras.models.load_model(path, compile=False)
-
-
-def _embedding_model(source: Path, pooling: str) -> keras.Model:
-    path = model_file(source)
-    if path.suffix == ".keras" and path.is_file():
-        model = _load_keras(path)
+def _embedding_model(artifact: Artifact, pooling: str) -> keras.Model:
+    if artifact.model_file is not None:
+        model = artifact.load_model()
         if isinstance(model, SentenceEmbedder):
             return model
         if hasattr(model, "embedder"):
             return model.embedder(normalize=True)
-    return SentenceEmbedder(load_pretrained_encoder(path), pooling=pooling)
+    return SentenceEmbedder(artifact.load_encoder(), pooling=artifact.task.get("pooling") or pooling,
+                            normalize=bool(artifact.task.get("normalize")))
 
 
 def load_text_embedder(source: str | Path, *, pooling: str = "mean", max_length: int | None = None,
                        tokenizer=None, batch_size: int = 64) -> TextEmbedder:
-    """`source` (see the module table) as a `TextEmbedder`.
+    """`source` (see the module table; read by `tfbert.artifacts.open`) as a `TextEmbedder`.
 
-    `pooling` applies to bare encoders; `max_length` defaults to the model dir's, else 128.
+    `pooling` applies to bare encoders whose folder names none; `max_length` defaults to the
+    artifact's length, else 128.
 
     Example:
         >>> load_text_embedder("all-MiniLM-L6-v2/").embed(["hello"]).shape  # doctest: +SKIP
@@ -197,19 +182,21 @@ def load_text_embedder(source: str | Path, *, pooling: str = "mean", max_length:
     path = Path(source)
     if not path.exists():
         raise FileNotFoundError(f"model {str(path)!r} does not exist")
-    if holds_saved_model(path):
+    artifact = artifacts.open(path)
+    if artifact.kind == "export":
         return SavedModelEmbedder(path, batch_size)
-    task = read_task(path) if is_model_dir(path) else {}
-    if task and task.get("task") != "embedding":
-        raise ValueError(f"{path} is a {task.get('task')} model dir, not an embedding model; evaluate a "
+    task = artifact.task.get("task")
+    if artifact.kind == "model-dir" and task != "embedding":
+        raise ValueError(f"{path} is a {task} model dir, not an embedding model; evaluate a "
                          "regression model with --cross-encoder")
-    return KerasEmbedder(_embedding_model(path, task.get("pooling", pooling)), _tokenizer_of(path, tokenizer),
-                         max_length or task.get("max_length", DEFAULT_MAX_LENGTH), batch_size)
+    preprocessor = _preprocessor_of(artifact, tokenizer, max_length)
+    return KerasEmbedder(_embedding_model(artifact, pooling), preprocessor, preprocessor.sequence_length, batch_size)
 
 
 def load_cross_encoder(source: str | Path, *, max_length: int | None = None, tokenizer=None,
                        batch_size: int = 64) -> CrossEncoder:
-    """A regression model (`tfbert finetune --task regression` model dir, `.keras` or SavedModel) as a `CrossEncoder`.
+    """A regression model (`tfbert finetune --task regression` model dir, `.keras` or SavedModel) as a `CrossEncoder`,
+    fed by its own preprocessor (a RoBERTa cross-encoder packs pairs RoBERTa-style).
 
     Example:
         >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # doctest: +SKIP
@@ -218,14 +205,13 @@ def load_cross_encoder(source: str | Path, *, max_length: int | None = None, tok
     path = Path(source)
     if not path.exists():
         raise FileNotFoundError(f"cross-encoder {str(path)!r} does not exist")
-    if holds_saved_model(path):
+    artifact = artifacts.open(path)
+    if artifact.kind == "export":
         return SavedModelCrossEncoder(path, batch_size)
-    keras_file = model_file(path)
-    model = _load_keras(keras_file) if keras_file.suffix == ".keras" and keras_file.is_file() else None
+    model = artifact.load_model() if artifact.model_file is not None else None
     if not isinstance(model, SequenceRegressor):
-        found = type(model).__name__ if model is not None else "no .keras model"
+        found = type(model).__name__ if model is not None else f"a {artifact.kind} with no .keras model"
         raise ValueError(f"{path}: expected a regression model (tfbert finetune --task regression writes one), "
                          f"found {found}")
-    task = read_task(path)
-    return KerasCrossEncoder(model, _tokenizer_of(path, tokenizer),
-                             max_length or task.get("max_length", DEFAULT_MAX_LENGTH), batch_size)
+    preprocessor = _preprocessor_of(artifact, tokenizer, max_length)
+    return KerasCrossEncoder(model, preprocessor, preprocessor.sequence_length, batch_size)

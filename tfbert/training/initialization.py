@@ -30,7 +30,7 @@ import tensorflow as tf
 
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
-from tfbert.config import ModelConfig, load_config
+from tfbert.config import EncoderConfig, ModelConfig, load_config
 from tfbert.models.encoder import Encoder
 from tfbert.models.resize import grow_rows
 from tfbert.text.base import Tokenizer
@@ -38,8 +38,8 @@ from tfbert.text.base import Tokenizer
 logger = logging.getLogger(__name__)
 
 SOURCE_KINDS = ("a Hugging Face folder (config.json + model.safetensors), a .keras model file, a tfbert pretraining "
-                "run folder (config.yaml + checkpoints), a tfbert finetune model dir (best.keras + task.json) or a "
-                "Google TF1 release folder (model.ckpt + *_config.json)")
+                "run folder (config.yaml + checkpoints), a tfbert finetune model dir (best.keras + task.json), a "
+                "converted checkpoint, a keras-hub preset or a Google TF1 release folder (model.ckpt + *_config.json)")
 
 
 @dataclasses.dataclass
@@ -90,51 +90,45 @@ class Initialized:
 
 
 def read_source(path: str | Path) -> InitSource:
-    """The `InitSource` at `path`; `ValueError` naming the accepted kinds and what was found there."""
+    """The `InitSource` at `path` (read by `tfbert.artifacts.open`); `ValueError` naming the accepted kinds and
+    what was found there."""
+    from tfbert import artifacts
+
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"--init-from {path}: no such file or folder; expected {SOURCE_KINDS}")
-    if path.is_file():
-        return _keras_source(path, "keras")
-    from tfbert.tasks.model_dir import BEST_MODEL_FILE, is_model_dir
-
-    if is_model_dir(path):
-        return _keras_source(path / BEST_MODEL_FILE, "finetune", path)
-    if (path / "config.yaml").is_file():
+    try:
+        artifact = artifacts.open(path)
+    except ValueError as error:
+        raise ValueError(f"--init-from {path} is none of the accepted kinds: {SOURCE_KINDS}; {error}") from None
+    if artifact.kind == "pretraining-run":
         return _run_source(path)
-    if (path / "config.json").is_file():
+    if artifact.kind == "huggingface":
         return _huggingface_source(path)
-    if list(path.glob("*.index")):
+    if artifact.kind == "tf1":
         return _tf1_source(path)
-    found = ", ".join(sorted(entry.name for entry in path.iterdir())[:8]) or "an empty folder"
-    raise ValueError(f"--init-from {path} is none of the accepted kinds: {SOURCE_KINDS}; found {found}")
+    if artifact.kind == "keras-hub":
+        config = ModelConfig(architecture=artifact.family, encoder=EncoderConfig.from_dict(artifact.config))
+        return InitSource(path, "keras-hub", config, artifact.tokenizer, artifact.load_encoder)
+    if artifact.model_file is not None:
+        return _keras_source(artifact, {"model-dir": "finetune", "keras": "keras"}.get(artifact.kind, "keras"))
+    raise ValueError(f"--init-from {path} is a {artifact.kind}, which holds no model; expected {SOURCE_KINDS}")
 
 
-def _tokenizer_beside(path: Path) -> Tokenizer | None:
-    from tfbert.tasks.pretrained import find_pretrained_tokenizer
-
-    return find_pretrained_tokenizer(path)
-
-
-def _load_keras_model(path: Path) -> keras.Model:
+def _keras_source(artifact, kind: str) -> InitSource:
+    """A `.keras` file: an `Encoder`, a pretraining model or a task model (`finetune`'s `best.keras`)."""
+    path = artifact.model_file
     if path.suffix != ".keras" or not zipfile.is_zipfile(path):
         raise ValueError(f"--init-from {path} is a file but not a .keras model; expected {SOURCE_KINDS}")
-    return keras.models.load_model(path, compile=False)
-
-
-def _keras_source(path: Path, kind: str, folder: Path | None = None) -> InitSource:
-    """A `.keras` file: an `Encoder`, a pretraining model or a task model (`finetune`'s `best.keras`)."""
-    from tfbert.tasks.pretrained import pretrained_architecture
-
-    model = _load_keras_model(path)
+    model = artifact.load_model()
     config = getattr(model, "config", None)
     if not isinstance(config, ModelConfig):
         encoder = model if isinstance(model, Encoder) else getattr(model, "encoder", None)
         if not isinstance(encoder, Encoder):
             raise ValueError(f"--init-from {path} holds a {type(model).__name__} with no tfbert encoder")
-        architecture = pretrained_architecture(folder or path)
+        architecture = artifact.family or encoder.architecture
         config = None if architecture is None else ModelConfig(architecture=architecture, encoder=encoder.config)
-    return InitSource(folder or path, kind, config, _tokenizer_beside(folder or path), lambda: model)
+    return InitSource(artifact.path, kind, config, artifact.tokenizer, lambda: model)
 
 
 def _run_source(folder: Path) -> InitSource:
@@ -146,8 +140,10 @@ def _run_source(folder: Path) -> InitSource:
         if not encoder_file.is_file():
             raise ValueError(f"--init-from {folder} has config.yaml but neither a checkpoint (ckpt-N) nor "
                              "encoder/encoder.keras")
-        source = _keras_source(encoder_file, "run", folder)
-        return dataclasses.replace(source, config=config)
+        from tfbert import artifacts
+
+        source = _keras_source(artifacts.open(encoder_file), "run")
+        return dataclasses.replace(source, path=folder, config=config)
 
     def build() -> keras.Model:
         spec = architectures.get(config.architecture)
@@ -156,6 +152,12 @@ def _run_source(folder: Path) -> InitSource:
         tf.train.Checkpoint(model=model).restore(checkpoint).expect_partial().assert_existing_objects_matched()
         return model
     return InitSource(folder, "run", config, _tokenizer_beside(folder), build)
+
+
+def _tokenizer_beside(path: Path) -> Tokenizer | None:
+    from tfbert import artifacts
+
+    return artifacts.open(path).tokenizer
 
 
 def _huggingface_source(folder: Path) -> InitSource:

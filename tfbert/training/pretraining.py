@@ -613,14 +613,22 @@ EXAMPLE_PIPELINES = {"documents": document_pipeline, "multilingual": multilingua
 
 def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, sequence_length: int = 128,
                     max_predictions: int = 20) -> None:
-    """Writes `config.yaml`, `preprocessor.json` and `tokenizer/` into `model_dir` (local or a bucket such as gs://).
+    """Writes `config.yaml`, `preprocessor.json`, `tokenizer/` and the manifest `tfbert.json` into `model_dir`
+    (local or a bucket such as gs://).
 
     A `model_dir` holding another config or tokenizer is refused before anything is written, and each
     file is written under a temporary name and renamed (`tfbert.training.run_assets`).
     """
+    from tfbert.artifacts.manifest import preprocessor_fields, write_manifest
     from tfbert.training.run_assets import install_run_assets
 
     with tempfile.TemporaryDirectory() as local:
         save_config(config, Path(local) / "config.yaml")
-        pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions).save(local)
+        preprocessor = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions)
+        preprocessor.save(local)
+        objectives = config.pretraining.objectives if config.pretraining else None
+        write_manifest(local, "pretraining-run", family=config.architecture, config=config.encoder.to_dict(),
+                       preprocessor=preprocessor_fields(preprocessor),
+                       task={"task": "pretraining", "heads": objectives.split(",") if objectives else None},
+                       command="pretrain")
         install_run_assets(local, model_dir)

@@ -56,8 +56,8 @@ class TaskModel(keras.Model):
 
     Subclasses build their graph, call `super().__init__(inputs=..., outputs=...)`
     and then `self._remember(encoder, options, dtype)`; `get_config` stores the
-    encoder config and the options, so `from_config` and `.keras` files rebuild
-    the same model.
+    encoder config, its family (`Encoder.architecture`) and the options, so
+    `from_config` and `.keras` files rebuild the same model and say what it is.
     """
 
     def fit(self, *args, **kwargs):
@@ -72,8 +72,10 @@ class TaskModel(keras.Model):
         self._policy_name = dtype
 
     def get_config(self) -> dict[str, Any]:
+        family = {"architecture": self.encoder.architecture} if self.encoder.architecture else {}
         return {
             "encoder": self.encoder.config.to_dict(),
+            **family,
             **self.options,
             "name": self.name,
             "trainable": self.trainable,
@@ -82,7 +84,11 @@ class TaskModel(keras.Model):
 
     @classmethod
     def from_config(cls, config: dict[str, Any]):
-        return cls(**config)
+        config = dict(config)
+        architecture = config.pop("architecture", None)
+        model = cls(**config)
+        model.encoder.architecture = model.encoder.architecture or architecture
+        return model
 
     def _track(self, *names: str) -> None:
         self._trackers = {name: keras.metrics.Mean(name=name) for name in names}

@@ -8,7 +8,8 @@ from keras import ops
 from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 
-POOLING_MODES = ("mean", "cls", "max")
+# sentence-transformers' names (its `Pooling.POOLING_MODES`), so its folders' pooling passes through unchanged.
+POOLING_MODES = ("mean", "cls", "max", "mean_sqrt_len_tokens", "weightedmean", "lasttoken")
 HEAD_POOLING = ("pooler", *POOLING_MODES)
 # Added to the logits of padding positions: far below any real logit, still finite in float32.
 NEGATIVE_LOGIT = -1e9
@@ -16,8 +17,11 @@ NEGATIVE_LOGIT = -1e9
 
 @keras.saving.register_keras_serializable(package="tfbert")
 class Pooling(keras.layers.Layer):
-    """One vector per sequence: the mean over real tokens (`"mean"`, Sentence-BERT), the first token (`"cls"`)
-    or the element-wise maximum over real tokens (`"max"`).
+    """One vector per sequence: the mean over real tokens (`"mean"`, Sentence-BERT), the first token (`"cls"`),
+    the element-wise maximum over real tokens (`"max"`), the sum over real tokens divided by the square root
+    of their count (`"mean_sqrt_len_tokens"`), the mean weighted by position 1, 2, ... (`"weightedmean"`) or
+    the last real token (`"lasttoken"`), as sentence-transformers' `Pooling` computes them (inputs padded
+    on the right).
 
     Example:
         >>> Pooling("mean")(sequence_output, padding_mask)   # [batch, hidden], float32  # doctest: +SKIP
@@ -37,7 +41,14 @@ class Pooling(keras.layers.Layer):
             keep = ops.cast(padding_mask, "bool")[:, :, None]
             return ops.max(ops.where(keep, sequence, NEGATIVE_LOGIT), axis=1)
         weights = ops.cast(padding_mask, "float32")[:, :, None]
-        return ops.sum(sequence * weights, axis=1) / ops.maximum(ops.sum(weights, axis=1), 1.0)
+        if self.mode == "lasttoken":
+            last = ops.maximum(ops.cast(ops.sum(weights, axis=1), "int32") - 1, 0)
+            return ops.take_along_axis(sequence, last[:, :, None], axis=1)[:, 0, :]
+        if self.mode == "weightedmean":
+            weights = weights * ops.arange(1, ops.shape(sequence)[1] + 1, dtype="float32")[None, :, None]
+        total = ops.sum(sequence * weights, axis=1)
+        count = ops.maximum(ops.sum(weights, axis=1), 1e-9)
+        return total / (ops.sqrt(count) if self.mode == "mean_sqrt_len_tokens" else count)
 
     def compute_output_shape(self, sequence_shape, padding_mask_shape):
         return (sequence_shape[0], sequence_shape[2])

@@ -1,0 +1,22 @@
+"""What passes between tfbert commands: one manifest (`tfbert.json`) written by every writer, one reader.
+
+- `write_manifest(folder, kind, ...)` / `read_manifest(folder)`: the versioned manifest (`tfbert.artifacts.manifest`).
+- `open(path)`: any tfbert folder or `.keras` file, a SavedModel from `tfbert export`, a Hugging Face or
+  sentence-transformers folder, a TF1 release or a keras-hub preset, as an `Artifact` with its kind,
+  family, config, `preprocessor`, task, `load_model()` and `load_encoder()` (`tfbert.artifacts.reader`).
+
+Importing this package imports neither TensorFlow nor Keras; loading a model does.
+
+Example:
+    >>> import tfbert
+    >>> artifact = tfbert.artifacts.open("runs/sst2")
+    >>> artifact.kind, artifact.task["labels"]
+    ('model-dir', ['negative', 'positive'])
+"""
+
+from tfbert.artifacts.manifest import (FORMAT_VERSION, KINDS, MANIFEST_FILE, preprocessor_fields, read_manifest,
+                                       write_manifest)
+from tfbert.artifacts.reader import ACCEPTED, Artifact, open, open_as  # noqa: A004  (the reader's verb)
+
+__all__ = ["ACCEPTED", "Artifact", "FORMAT_VERSION", "KINDS", "MANIFEST_FILE", "open", "open_as",
+           "preprocessor_fields", "read_manifest", "write_manifest"]

@@ -1,0 +1,35 @@
+"""Loading a `tfbert pretrain` run's pretraining model from its newest checkpoint (heads included).
+
+Example:
+    >>> model = load_pretraining_run("runs/bert", "bert")
+    >>> sorted(model.output)
+    ['mlm_logits', 'nsp_logits']
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import keras
+import tensorflow as tf
+
+RUN_CONFIG_FILE = "config.yaml"
+
+
+def load_pretraining_run(directory: str | Path, family: str | None = None) -> keras.Model:
+    """The pretraining model of the run in `directory` (the objectives its `config.yaml` records), restored
+    from its newest checkpoint; `FileNotFoundError` where it has none yet."""
+    from tfbert import architectures
+    from tfbert.config import load_config
+
+    directory = Path(directory)
+    checkpoint = tf.train.latest_checkpoint(str(directory))
+    if checkpoint is None:
+        raise FileNotFoundError(f"{directory}: a pretraining run folder with no checkpoint (ckpt-*) to restore the "
+                                "heads from; train at least one checkpoint interval first")
+    config = load_config(str(directory / RUN_CONFIG_FILE))
+    spec = architectures.get(family or config.architecture)
+    named = config.pretraining.objectives if config.pretraining else None
+    model = spec.build_pretraining_model(config, spec.objectives_named(named) if named else None)
+    tf.train.Checkpoint(model=model).restore(checkpoint).expect_partial().assert_existing_objects_matched()
+    return model

@@ -1,0 +1,96 @@
+"""`tfbert.json`: what a folder tfbert wrote is, in one small versioned file beside the model.
+
+Every writer (vocab, `vocab add`, pretraining run, finetune / distill model dir, converted checkpoint,
+export's `assets.extra/`) calls `write_manifest`; `tfbert.artifacts.open` reads it back. Fields:
+
+| field | what |
+|---|---|
+| `format_version` | this file's layout (`FORMAT_VERSION`); readers refuse a newer one |
+| `kind` | `vocab`, `pretraining-run`, `model-dir`, `converted-checkpoint` or `export` (`KINDS`) |
+| `family` | the architecture (`bert`, `roberta`, ...); None for a bare vocabulary |
+| `config` | the encoder config (`EncoderConfig.to_dict()`) or None |
+| `preprocessor` | `tokenizer` (class), `lowercase`, `packing_style`, `sequence_length` |
+| `task` | `task` (classification, regression, embedding, ...), `labels`, `pooling` (sentence-transformers' mode names), `normalize`, `heads` |
+| `provenance` | `source` (what it was made from), `step`, `tfbert_version`, `command`, `model_file` (the `.keras` file it describes) |
+
+The file is written under a temporary name and renamed (`os.replace`), so a reader sees the old
+file or the new one, never half of one. Written by hand: a few lines of JSON need no library.
+
+Example:
+    >>> write_manifest("runs/sst2", "model-dir", family="bert", task={"task": "classification", "labels": ["neg", "pos"]})
+    PosixPath('runs/sst2/tfbert.json')
+    >>> read_manifest("runs/sst2")["task"]["labels"]
+    ['neg', 'pos']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+MANIFEST_FILE = "tfbert.json"
+FORMAT_VERSION = 1
+KINDS = ("vocab", "pretraining-run", "model-dir", "converted-checkpoint", "export")
+
+
+def _tfbert_version() -> str:
+    from tfbert import __version__
+
+    return __version__
+
+
+def preprocessor_fields(preprocessor: Any = None, tokenizer: Any = None) -> dict[str, Any] | None:
+    """The manifest's `preprocessor` entry from a `Preprocessor` (or only a tokenizer); None for neither."""
+    tokenizer = tokenizer if tokenizer is not None else getattr(preprocessor, "tokenizer", None)
+    if preprocessor is None and tokenizer is None:
+        return None
+    fields: dict[str, Any] = {}
+    if tokenizer is not None:
+        fields["tokenizer"] = type(tokenizer).__name__
+        fields["lowercase"] = getattr(tokenizer, "lowercase", None)
+        fields["vocabulary_size"] = int(tokenizer.vocabulary_size())
+    if preprocessor is not None:
+        fields["packing_style"] = preprocessor.packing_style
+        fields["sequence_length"] = int(preprocessor.sequence_length)
+    return fields
+
+
+def write_manifest(folder: str | os.PathLike, kind: str, *, family: str | None = None,
+                   config: Mapping[str, Any] | None = None, preprocessor: Mapping[str, Any] | None = None,
+                   task: Mapping[str, Any] | None = None, source: str | None = None, step: int | None = None,
+                   command: str | None = None, model_file: str | None = None) -> Path:
+    """Writes `folder/tfbert.json` atomically; returns its path (see the module notes for the fields)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown artifact kind {kind!r}; expected one of {', '.join(KINDS)}")
+    manifest = {"format_version": FORMAT_VERSION, "kind": kind, "family": family,
+                "config": dict(config) if config is not None else None,
+                "preprocessor": dict(preprocessor) if preprocessor is not None else None,
+                "task": dict(task) if task is not None else None,
+                "provenance": {"source": None if source is None else str(source), "step": step,
+                               "tfbert_version": _tfbert_version(), "command": command,
+                               **({"model_file": model_file} if model_file else {})}}
+    path = Path(folder) / MANIFEST_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{MANIFEST_FILE}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+    return path
+
+
+def read_manifest(folder: str | os.PathLike) -> dict[str, Any] | None:
+    """`folder/tfbert.json` as a dict, or None where there is none; `ValueError` for an unreadable or newer one."""
+    path = Path(folder) / MANIFEST_FILE
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"cannot read {path}: {error}; rewrite it with the command that made the folder") from None
+    if not isinstance(manifest, dict) or manifest.get("kind") not in KINDS:
+        raise ValueError(f"{path} is not a tfbert manifest (no known 'kind'); expected one of {', '.join(KINDS)}")
+    if int(manifest.get("format_version", 0)) > FORMAT_VERSION:
+        raise ValueError(f"{path} has format_version {manifest['format_version']}, newer than this tfbert reads "
+                         f"({FORMAT_VERSION}); upgrade tfbert")
+    return manifest

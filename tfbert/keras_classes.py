@@ -1,0 +1,107 @@
+"""Every Keras class tfbert registers, so `import tfbert` then `keras.models.load_model("x.keras")` works.
+
+`import tfbert` imports neither Keras nor TensorFlow (so `tfbert --help` stays fast). Instead
+`register_on_keras_import` puts one stand-in per class into Keras' registry as soon as Keras is
+imported (at once if it already is): a stand-in's `from_config` imports the class's module, whose
+decorator then registers the real class, and builds the object with it. Keras' deserializer only
+calls `from_config` on what it finds, and the real registration replaces the stand-in. Written by
+hand: Keras has no lazy registration, and `wrapt`'s post-import hooks import asyncio, which would
+triple the time of `import tfbert`; the hook here is a meta-path finder that wraps Keras' loader.
+
+`CLASSES` is checked against the registry by `tests/models/test_serialization.py`: a new registered
+class is added here.
+
+Example:
+    >>> import tfbert, keras
+    >>> model = keras.models.load_model("runs/sst2/best.keras")   # a SequenceClassifier
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+PACKAGE = "tfbert"
+# module -> the classes it registers under package "tfbert" (`@keras.saving.register_keras_serializable`).
+CLASSES: dict[str, tuple[str, ...]] = {
+    "tfbert.metrics.keras_metrics": ("F1", "MatthewsCorrelation"),
+    "tfbert.models.attention": ("SelfAttention",),
+    "tfbert.models.deberta": ("DebertaRTDModel",),
+    "tfbert.models.dropout": ("Dropout",),
+    "tfbert.models.electra": ("ElectraPretrainingModel",),
+    "tfbert.models.embeddings": ("TextEmbeddings", "TokenEmbedding"),
+    "tfbert.models.encoder": ("Encoder",),
+    "tfbert.models.feedforward": ("FeedForward",),
+    "tfbert.models.objectives": ("RatioMetric",),
+    "tfbert.models.pretraining": ("PretrainingModel",),
+    "tfbert.models.relative": ("RelativePositions",),
+    "tfbert.models.spanbert": ("SpanBertPretrainingModel",),
+    "tfbert.models.xlm": ("XLMPretrainingModel",),
+    "tfbert.models.xlmr": ("XLMRobertaPretrainingModel",),
+    "tfbert.tasks.models.classification": ("SequenceClassifier", "SequenceRegressor"),
+    "tfbert.tasks.models.embedding": ("EmbeddingDistiller", "SentenceEmbedder", "SiameseEmbedder"),
+    "tfbert.tasks.models.layers": ("MaskPadding", "MergeChoices", "Pooling", "SplitChoices"),
+    "tfbert.tasks.models.multiple_choice": ("MultipleChoice",),
+    "tfbert.tasks.models.question_answering": ("SpanExtractor",),
+    "tfbert.tasks.models.tagging": ("TokenClassifier",),
+    "tfbert.training.optimization": ("AdamWDense", "LambDense"),
+    "tfbert.training.schedules": ("WarmupLinearDecay",),
+}
+
+
+class _StandIn:
+    """Keras' registry entry for a tfbert class whose module is not imported yet."""
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def _real(self) -> type:
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def from_config(self, config: dict, custom_objects: Any = None) -> Any:
+        return self._real().from_config(config)
+
+
+def import_all() -> None:
+    """Imports every module that registers a tfbert class (the real classes, not stand-ins)."""
+    for module in CLASSES:
+        importlib.import_module(module)
+
+
+def _register(keras_module: Any = None) -> None:
+    registry = sys.modules["keras"].saving.get_custom_objects()
+    for module, names in CLASSES.items():
+        for name in names:
+            registry.setdefault(f"{PACKAGE}>{name}", _StandIn(module, name))
+
+
+class _AfterKerasImport:
+    """A meta-path finder that finds nothing itself; it wraps the loader of `keras` so that `_register` runs
+    once Keras is imported. (Not an `importlib.abc.MetaPathFinder` subclass: importing the ABCs costs more
+    than the rest of `import tfbert`.)"""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "keras":
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        execute = spec.loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            _register()
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def register_on_keras_import() -> None:
+    """Registers the stand-ins now if Keras is imported, else when it is."""
+    if "keras" in sys.modules:
+        _register()
+    elif not any(isinstance(finder, _AfterKerasImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AfterKerasImport())

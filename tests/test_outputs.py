@@ -207,7 +207,7 @@ def test_vocab_and_vocab_add_with_overwrite_replace_the_folder_whole(tiny, tmp_p
     corpus = str(tiny / "corpus.txt")
     assert main(["vocab", "--kind", "wordpiece", "--data", corpus, "--vocab-size", "150", "--output", str(out),
                  "--overwrite"]) == 0
-    assert sorted(os.listdir(out)) == ["tokenizer_config.json", "vocab.txt"]
+    assert sorted(os.listdir(out)) == ["tfbert.json", "tokenizer_config.json", "vocab.txt"]
     assert len((out / "vocab.txt").read_text().splitlines()) == 150
     (tmp_path / "words.txt").write_text("zyzzyva\n")
     assert main(["vocab", "add", str(out), "--tokens", str(tmp_path / "words.txt"), "--output", str(out),

@@ -93,7 +93,8 @@ def produce_convert_st(work: Workspace, output: Path) -> Path:
 
 def produce_pretrain_init_from_st(work: Workspace, output: Path) -> Path:
     _run("pretrain", "--init-from", work.st, "--objectives", "mlm", "--data", work.corpus, "--model-dir", output,
-         "--steps", "2", "--batch-size", "2", "--sequence-length", "16", "--checkpoint-every", "2", "--strategy", "cpu")
+         "--steps", "2", "--batch-size", "2", "--sequence-length", "16", "--max-predictions", "2",
+         "--checkpoint-every", "2", "--strategy", "cpu")
     return output
 
 

@@ -275,6 +275,7 @@ class ArchitectureSpec:
         """`ValueError` unless `class_name` is one of this family's pretraining models.
 
         Example:
+            >>> from tfbert import architectures
             >>> architectures.get("xlm").check_model_class("PretrainingModel")
             Traceback (most recent call last):
             ValueError: PretrainingModel does not build architecture 'xlm'; its pretraining model is XLMPretrainingModel

@@ -369,7 +369,7 @@ def pretraining_dataset(
     >>> packer = SegmentPacker(128, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)  # doctest: +SKIP
     >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=20)  # doctest: +SKIP
     >>> ds = pretraining_dataset(text_line_documents("corpus.txt"), tokenizer.tokenize,  # doctest: +SKIP
-    ...                          objective="nsp", packer=packer, masker=masker,
+    ...                          objective="nsp", packer=packer, masker=masker,  # doctest: +SKIP
     ...                          batch_size=256, seed=0)
     """
     num_segments = 2 if objective in TWO_SEGMENT_OBJECTIVES else 1
@@ -425,8 +425,8 @@ def line_by_line_dataset(
     shuffled with a buffer of `shuffle_buffer` (0: file order). Elements are as `pretraining_dataset`'s
     without sentence-pair labels.
 
-    >>> ds = line_by_line_dataset(tf.data.TextLineDataset("lines.txt"), tokenizer.tokenize, packer=packer,
-    ...                           masker=masker, batch_size=32, seed=0)
+    >>> ds = line_by_line_dataset(tf.data.TextLineDataset("lines.txt"), tokenizer.tokenize, packer=packer,  # doctest: +SKIP
+    ...                           masker=masker, batch_size=32, seed=0)  # doctest: +SKIP
     """
     lines = lines.map(tf.strings.strip).filter(lambda line: tf.strings.length(line) > 0)
     batches = shuffled(lines, shuffle_buffer, seed).batch(batch_size, drop_remainder=True)

@@ -59,7 +59,7 @@ def text_line_documents(
     split into sentences by `sentence_split`. A document longer than
     `max_document_sentences` is cut into windows of that many sentences.
 
-    >>> docs = text_line_documents(["wiki_00.txt", "wiki_01.txt"])
+    >>> docs = text_line_documents(["wiki_00.txt", "wiki_01.txt"])  # doctest: +SKIP
     >>> next(iter(docs))   # tf.Tensor([b'First sentence.', b'Second one.'], shape=(2,))  # doctest: +SKIP
     """
     file_names = tf.data.Dataset.from_tensor_slices(tf.constant(_as_list(files), tf.string))
@@ -84,7 +84,7 @@ def tfrecord_documents(
     """Documents from TFRecord files whose records are raw UTF-8 document strings, in windows of at most
     `max_document_sentences` sentences.
 
-    >>> docs = tfrecord_documents("corpus-*.tfrecord", sentence_split="punctuation")
+    >>> docs = tfrecord_documents("corpus-*.tfrecord", sentence_split="punctuation")  # doctest: +SKIP
     """
     records = tf.data.TFRecordDataset(_as_list(files), compression_type=compression_type)
     documents = records.map(lambda record: split_sentences(record, sentence_split))
@@ -96,7 +96,7 @@ def text_lines(files: str | os.PathLike | Sequence[str | os.PathLike]) -> tf.dat
 
     The input of `--line-by-line` pretraining (`tfbert.data.line_by_line_dataset`): each line an example.
 
-    >>> lines = text_lines(["a.txt", "b.txt.gz"])
+    >>> lines = text_lines(["a.txt", "b.txt.gz"])  # doctest: +SKIP
     """
     file_names = tf.data.Dataset.from_tensor_slices(tf.constant(_as_list(files), tf.string))
     lines = file_names.flat_map(lambda name: tf.data.TextLineDataset(
@@ -136,7 +136,7 @@ def utf8_replaced_documents(patterns: Sequence[str]) -> tf.data.Dataset:
     """`text_line_documents` of the files (or glob patterns), every byte sequence that is not UTF-8 replaced
     by U+FFFD (`--encoding-errors replace`).
 
-    >>> documents = utf8_replaced_documents(["latin1.txt"])
+    >>> documents = utf8_replaced_documents(["latin1.txt"])  # doctest: +SKIP
     """
     files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
     return text_line_documents(files).map(lambda document: tf.strings.unicode_transcode(
@@ -147,7 +147,7 @@ def utf8_replaced_lines(patterns: Sequence[str]) -> tf.data.Dataset:
     """`text_lines` of the files (or glob patterns), every byte sequence that is not UTF-8 replaced by U+FFFD
     (`--line-by-line --encoding-errors replace`).
 
-    >>> lines = utf8_replaced_lines(["latin1.txt"])
+    >>> lines = utf8_replaced_lines(["latin1.txt"])  # doctest: +SKIP
     """
     files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
     return text_lines(files).map(lambda line: tf.strings.unicode_transcode(
@@ -188,7 +188,9 @@ def _group_lines_into_documents(lines: tf.data.Dataset, max_document_sentences: 
 def windowed_documents(documents: tf.data.Dataset, max_document_sentences: int) -> tf.data.Dataset:
     """Documents cut into consecutive windows of at most `max_document_sentences` sentences; empty ones dropped.
 
-    >>> windowed_documents(tf.data.Dataset.from_tensors(tf.constant(["a", "b", "c"])), 2)  # ["a", "b"], ["c"]
+    >>> windows = windowed_documents(tf.data.Dataset.from_tensors(tf.constant(["a", "b", "c"])), 2)
+    >>> [window.tolist() for window in windows.as_numpy_iterator()]
+    [[b'a', b'b'], [b'c']]
     """
     def windows(document):
         return cut_rows(tf.RaggedTensor.from_row_lengths(document, tf.shape(document, tf.int64)[:1]),

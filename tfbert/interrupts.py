@@ -7,8 +7,8 @@ while the first unwinds is only recorded: cleanup is not cut short. The signal i
 `check()` catches one that library code swallowed (an exception raised in a finalizer is printed
 and dropped) before an output is put in place.
 
-    >>> with signals_raise():
-    ...     run_command()          # Ctrl-C or `kill PID`: Interrupted, with .exit_status 130 or 143
+    >>> with signals_raise():  # doctest: +SKIP
+    ...     run_command()          # Ctrl-C or `kill PID`: Interrupted, with .exit_status 130 or 143  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ def deferred() -> Iterator[None]:
     For writes that must finish once begun: a checkpoint, the renames that put an output in place.
 
     Example:
-        >>> with deferred():
-        ...     manager.save()
+        >>> with deferred():  # doctest: +SKIP
+        ...     manager.save()  # doctest: +SKIP
     """
     _state["deferring"] += 1
     try:

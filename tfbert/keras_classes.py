@@ -12,8 +12,8 @@ triple the time of `import tfbert`; the hook here is a meta-path finder that wra
 class is added here.
 
 Example:
-    >>> import tfbert, keras
-    >>> model = keras.models.load_model("runs/sst2/best.keras")   # a SequenceClassifier
+    >>> import tfbert, keras  # doctest: +SKIP
+    >>> model = keras.models.load_model("runs/sst2/best.keras")   # a SequenceClassifier  # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ Every writer claims its output before writing anything:
 
 Remote paths (`gs://...`) are written directly: buckets have no rename and no lock.
 
-    >>> with new_output("vocab/", flag="--output", overwrite=False) as staging:
-    ...     train_wordpiece(corpus, 8000, staging)      # vocab/ appears complete, or not at all
-    >>> with run_folder("runs/a", "pretrain", flag="--model-dir") as model_dir:
-    ...     pretrain(..., model_dir=model_dir)
+    >>> with new_output("vocab/", flag="--output", overwrite=False) as staging:  # doctest: +SKIP
+    ...     train_wordpiece(corpus, 8000, staging)      # vocab/ appears complete, or not at all  # doctest: +SKIP
+    >>> with run_folder("runs/a", "pretrain", flag="--model-dir") as model_dir:  # doctest: +SKIP
+    ...     pretrain(..., model_dir=model_dir)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -184,8 +184,8 @@ def locked(path: str | Path, flag: str = "--output", lock: bool = True) -> Itera
     removed after where left empty.
 
     Example:
-        >>> with locked("saved_models/sst2", flag="--name"):
-        ...     version = next_version("saved_models/sst2")
+        >>> with locked("saved_models/sst2", flag="--name"):  # doctest: +SKIP
+        ...     version = next_version("saved_models/sst2")  # doctest: +SKIP
     """
     if is_remote(path):
         yield
@@ -253,8 +253,8 @@ def new_output(path: str | Path, *, flag: str = "--output", overwrite: bool = Fa
     that covers `path` (export locks the model's folder to pick the version).
 
     Example:
-        >>> with new_output("silver.tsv", overwrite=True) as staging:
-        ...     Path(staging).write_text("a\\tb\\t0.5\\n")
+        >>> with new_output("silver.tsv", overwrite=True) as staging:  # doctest: +SKIP
+        ...     Path(staging).write_text("a\\tb\\t0.5\\n")  # doctest: +SKIP
     """
     path = str(path)
     if is_remote(path):
@@ -294,9 +294,9 @@ def run_folder(path: str | Path, kind: str, *, flag: str = "--model-dir", overwr
     checkpoint, what it started is deleted and a folder moved aside comes back.
 
     Example:
-        >>> with run_folder("runs/a", "pretrain") as model_dir:
-        ...     pretrain("bert_tiny", tokenizer="vocab/", data=["a.txt"], model_dir=model_dir, steps=10,
-        ...              global_batch_size=8)
+        >>> with run_folder("runs/a", "pretrain") as model_dir:  # doctest: +SKIP
+        ...     pretrain("bert_tiny", tokenizer="vocab/", data=["a.txt"], model_dir=model_dir, steps=10,  # doctest: +SKIP
+        ...              global_batch_size=8)  # doctest: +SKIP
     """
     path = str(path)
     if is_remote(path):

@@ -80,7 +80,7 @@ def check_length_fits(pieces: int, positions: int) -> None:
     """`ValueError` when sequences of `pieces` pieces are longer than the encoder's `positions`, before any step runs.
 
     Example:
-        >>> check_length_fits(600, 512)   # ValueError: sequences of 600 pieces (--max-length) are longer ...
+        >>> check_length_fits(600, 512)   # ValueError: sequences of 600 pieces (--max-length) are longer ...  # doctest: +SKIP
     """
     if pieces > positions:
         raise ValueError(f"sequences of {pieces} pieces (--max-length) are longer than the model's {positions} "
@@ -147,8 +147,8 @@ def finetune(
 
     Example:
         >>> result = finetune(lambda encoder: SequenceClassifier(encoder, 2), "all-MiniLM-L6-v2/",  # doctest: +SKIP
-        ...                   train_x, train_y, classification_evaluator(dev_x, dev_y),
-        ...                   monitor="accuracy", model_dir="runs/sst2", epochs=3)
+        ...                   train_x, train_y, classification_evaluator(dev_x, dev_y),  # doctest: +SKIP
+        ...                   monitor="accuracy", model_dir="runs/sst2", epochs=3)  # doctest: +SKIP
         >>> result.best_scores  # doctest: +SKIP
         {'accuracy': 0.91, 'f1': 0.91, 'matthews_correlation': 0.82}
     """

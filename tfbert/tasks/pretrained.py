@@ -3,8 +3,8 @@
 TF1 or keras-hub folder); only `.keras` files and encoder folders in a bucket (`gs://...`) are read here.
 
 Example:
-    >>> encoder = load_pretrained_encoder("runs/bert-base")
-    >>> load_pretrained_preprocessor("xlm-roberta-base/", sequence_length=256).packing_style
+    >>> encoder = load_pretrained_encoder("runs/bert-base")  # doctest: +SKIP
+    >>> load_pretrained_preprocessor("xlm-roberta-base/", sequence_length=256).packing_style  # doctest: +SKIP
     'roberta'
 """
 

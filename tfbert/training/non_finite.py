@@ -12,7 +12,7 @@ Keras' own `TerminateOnNaN` only sets `stop_training`, after which `fit` returns
 caller saves the NaN model; this one raises instead.
 
 Example:
-    >>> model.fit(dataset, callbacks=[StopOnNonFinite(lambda: state.latest), CheckpointEveryEpoch(state, 1000)])
+    >>> model.fit(dataset, callbacks=[StopOnNonFinite(lambda: state.latest), CheckpointEveryEpoch(state, 1000)])  # doctest: +SKIP
     Traceback (most recent call last):
     NonFiniteTrainingError: the loss became NaN at step 3; the last finite checkpoint is runs/a/ckpt-2 ...
 """
@@ -47,8 +47,8 @@ class StopOnNonFinite(keras.callbacks.Callback):
     this `fit` call starts at (a resumed run's), so the message counts steps as the run does.
 
     Example:
-        >>> callback = StopOnNonFinite(lambda: None)
-        >>> callback.message("NaN", 7)
+        >>> callback = StopOnNonFinite(lambda: None)  # doctest: +SKIP
+        >>> callback.message("NaN", 7)  # doctest: +SKIP
         'the loss became NaN at step 7; no checkpoint was written before it; lower the learning rate ...'
     """
 

@@ -14,9 +14,9 @@ sentences), `xlmr` (RoBERTa's recipe with a SentencePiece vocabulary) and `xlm`
 per language, language ids in the order given; see `xlm_examples`).
 
 Example:
-    >>> from tfbert.training.pretraining import pretrain
+    >>> from tfbert.training.pretraining import pretrain  # doctest: +SKIP
     >>> pretrain("albert_tiny", tokenizer="vocab/", data=["corpus.txt"], model_dir="runs/albert",  # doctest: +SKIP
-    ...          steps=1000, global_batch_size=64)
+    ...          steps=1000, global_batch_size=64)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ def documents_from(data: str | Sequence[str] | tf.data.Dataset) -> tf.data.Datas
     `.tfrecord` files of raw document strings (`tfrecord_documents`).
 
     Example:
-        >>> documents = documents_from("corpus:web")
-        >>> held_out, train = documents.take(20), documents.skip(20)
+        >>> documents = documents_from("corpus:web")  # doctest: +SKIP
+        >>> held_out, train = documents.take(20), documents.skip(20)  # doctest: +SKIP
     """
     if isinstance(data, tf.data.Dataset):
         return data
@@ -154,8 +154,8 @@ def line_by_line_examples(
     """`(inputs, labels)` batches with one example per text line (`line_by_line_dataset`), for MLM-only runs.
 
     Example:
-        >>> batches = line_by_line_examples(config, tokenizer, text_lines("lines.txt"), batch_size=32,
-        ...                                 objectives=("mlm",))
+        >>> batches = line_by_line_examples(config, tokenizer, text_lines("lines.txt"), batch_size=32,  # doctest: +SKIP
+        ...                                 objectives=("mlm",))  # doctest: +SKIP
     """
     preprocessor = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions)
     examples = line_by_line_dataset(lines, tokenizer.tokenize, packer=preprocessor.packer, masker=preprocessor.masker,
@@ -167,7 +167,7 @@ def lines_from(data: str | Sequence[str] | tf.data.Dataset) -> tf.data.Dataset:
     """The lines of `data` for `--line-by-line`: text files (`.gz` too, glob patterns) or a dataset of strings.
 
     Example:
-        >>> lines = lines_from(["notes.txt"])
+        >>> lines = lines_from(["notes.txt"])  # doctest: +SKIP
     """
     if isinstance(data, tf.data.Dataset):
         return data
@@ -294,7 +294,7 @@ def optimizer_settings(
     (`None` leaves the recipe's own rate or warm-up in `create_optimizer`).
 
     Example:
-        >>> optimizer_settings(load_config("albert_base"), 10_000)
+        >>> optimizer_settings(load_config("albert_base"), 10_000)  # doctest: +SKIP
         ('albert', None, None)
     """
     defaults = config.pretraining
@@ -368,7 +368,7 @@ def pretrain(
 
     Example:
         >>> pretrain(init_from="albert-base-v2/", objectives="mlm", data=["domain.txt"], model_dir="runs/further",  # doctest: +SKIP
-        ...          steps=10_000, global_batch_size=64)
+        ...          steps=10_000, global_batch_size=64)  # doctest: +SKIP
     """
     if shuffle_buffer < 0:
         raise ValueError(f"shuffle_buffer must be 0 (corpus order) or a positive buffer size, got {shuffle_buffer}")

@@ -119,8 +119,6 @@ def cased_wordpiece_pair(assets, hf_minilm):
     return _traced(WordPieceTokenizer(assets("minilm/vocab.txt"), lowercase=False)), reference
 
 
-@pytest.mark.xfail(strict=True, reason="known difference, not fixed yet: a run of U+11660 (a supplementary-plane "
-                   "punctuation mark) is one [UNK] in tfbert's cased WordPiece, one [UNK] per character in HF's")
 @OTHER_CASING_SETTINGS
 @given(texts=BATCHES)
 def test_cased_wordpiece_ids_and_offsets_equal_huggingface(cased_wordpiece_pair, texts):

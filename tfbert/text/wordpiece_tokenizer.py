@@ -19,6 +19,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from tfbert.text._aligned_normalization import character_ends, input_span, normalize_with_alignment
+from tfbert.text._bert_character_classes import COMBINING_MARKS, DROPPED, PUNCTUATION
 from tfbert.text._files import PathLike, read_lines
 from tfbert.text._sharding import in_shards
 from tfbert.text._wordpiece_unsafe_chars import (
@@ -33,6 +34,11 @@ VOCAB_FILE = "vocab.txt"
 CONFIG_FILE = "tokenizer_config.json"
 MAX_CHARS_PER_WORD = 100
 
+
+def _character_class(ranges) -> str:
+    return "".join(f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}" for first, last in ranges)
+
+
 # BERT's basic tokenizer: CJK ideographs are words of their own.
 _CJK = (
     r"\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
@@ -40,13 +46,15 @@ _CJK = (
 )
 # Whitespace that survives BERT's text cleaning (the other White_Space characters are controls and are dropped).
 _WHITESPACE = r"\t\n\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}"
-# Unicode punctuation plus all ASCII punctuation (BERT counts `$+<=>^|~` and the backquote).
-_PUNCTUATION = r"\p{P}!-/:-@\[-`{-~"
-_WORD_ON_ITS_OWN = f"[{_PUNCTUATION}{_CJK}]"
+# Punctuation, control and combining-mark classes come from generated tables of what Hugging Face
+# `tokenizers` does (see `_bert_character_classes`), not from RE2's newer `\p{P}`, `\p{Cf}`, `\p{Mn}`.
+# BERT counts all ASCII punctuation (`$+<=>^|~` and the backquote) as punctuation.
+_WORD_ON_ITS_OWN = f"[{_character_class(PUNCTUATION)}{_CJK}]"
 _WORD_BOUNDARY = f"[{_WHITESPACE}]|{_WORD_ON_ITS_OWN}"
-# BERT's clean_text drops NUL, U+FFFD and the control (Cc, but tab and line ends are whitespace),
-# format and private-use categories.
-_DROPPED = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\p{Cf}\p{Co}\x{FFFD}]"
+# BERT's clean_text drops NUL, U+FFFD and the control (but tab and line ends are whitespace), format and
+# private-use characters.
+_DROPPED = f"[{_character_class(DROPPED)}]"
+_COMBINING_MARK = f"[{_character_class(COMBINING_MARKS)}]"
 # A string takes TF-Text's fast path when it has none of the characters where the fast path is not
 # BERT's and no word that could pass either length limit: BERT's 100 characters after normalization,
 # the fast path's 400 bytes (`_LONG_WORD`).
@@ -69,9 +77,6 @@ def resolve_keep_hangul(tokens: Sequence[str], lowercase: bool, keep_hangul: boo
             "to keep the syllables", stacklevel=3)
     return keep_hangul
 
-
-def _character_class(ranges) -> str:
-    return "".join(f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}" for first, last in ranges)
 
 
 def _long_word_pattern() -> str:
@@ -112,7 +117,7 @@ def bert_normalize(text: tf.Tensor, lowercase: bool, keep_hangul: bool = False) 
     words = tf.strings.regex_replace(text, _DROPPED, "")
     if lowercase:
         words = tf_text.normalize_utf8(words, "NFD")
-        words = tf.strings.regex_replace(words, r"\p{Mn}", "")
+        words = tf.strings.regex_replace(words, _COMBINING_MARK, "")
         if keep_hangul:
             jamo = tf.strings.regex_full_match(words, _HAS_CONJOINING_JAMO)
             words = tf.where(jamo, tf_text.normalize_utf8(words, "NFC"), words)

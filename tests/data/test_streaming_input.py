@@ -120,3 +120,28 @@ def test_data_service_with_two_workers_gives_every_example_once(tmp_path, wordpi
     assert sorted(served) == sorted(local)   # each example once, none lost
     for server in (*workers, dispatcher):
         server.stop()
+
+
+def test_pretrain_command_trains_on_examples_from_a_data_service(tmp_path, assets, korean_lines, capsys):
+    """`tfbert pretrain --data-service` end to end: a dispatcher and two workers in this process feed two steps."""
+    from tfbert.cli import main
+    from tfbert.data.service import start_dispatcher, start_worker
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n\n".join("\n".join(korean_lines[start:start + 8]) for start in range(0, 160, 8)) + "\n",
+                      encoding="utf-8")
+    config = tmp_path / "tiny.yaml"
+    config.write_text("architecture: bert\nencoder:\n  vocab_size: 30522\n  hidden_size: 16\n  num_layers: 1\n"
+                      "  num_heads: 2\n  intermediate_size: 32\n  max_positions: 32\n", encoding="utf-8")
+    dispatcher = start_dispatcher(0)
+    workers = [start_worker(dispatcher.target, 0) for _ in range(2)]
+    try:
+        assert main(["pretrain", "--config", str(config), "--tokenizer", str(assets("minilm/vocab.txt").parent),
+                     "--data", str(corpus), "--model-dir", str(tmp_path / "run"), "--steps", "2", "--batch-size", "2",
+                     "--sequence-length", str(SEQUENCE_LENGTH), "--max-predictions", "4", "--checkpoint-every", "2",
+                     "--strategy", "cpu", "--data-service", dispatcher.target]) == 0
+    finally:
+        for server in (*workers, dispatcher):
+            server.stop()
+    assert "trained to step 2 of 2" in capsys.readouterr().out
+    assert (tmp_path / "run" / "encoder" / "encoder.keras").is_file()

@@ -1,17 +1,33 @@
 """Runs one page's blocks in order in this interpreter: `python run_page.py BLOCKS.json`.
 
 Python blocks share one namespace (as a reader pasting them into one session would); bash blocks run with
-`bash -euo pipefail` and this interpreter's `bin/` first in PATH, so `tfbert` is the installed command.
-A failing block stops the run with its page and line.
+`bash -euo pipefail` and this interpreter's `bin/` first in PATH, and their `tfbert` commands run in forks of
+one interpreter that imported tfbert's stack (`command_server.py`; the same `tfbert.cli.main`, seconds of
+import saved per command). A failing block stops the run with its page and line.
 """
 
+import atexit
 import json
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import command_server
+
 os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+server_folder = Path(tempfile.mkdtemp(prefix="tfbert-commands-"))
+server = command_server.start(server_folder)
+
+
+@atexit.register
+def stop_server():
+    os.kill(server, signal.SIGKILL)
+    os.waitpid(server, 0)
+
+
 namespace = {"__name__": "__main__"}
 for block in json.loads(Path(sys.argv[1]).read_text(encoding="utf-8")):
     where = f"{block['page']}:{block['line']}"

@@ -29,15 +29,25 @@ def assets():
     return asset
 
 
+# Files whose tests share no expensive fixture and each take a minute or more: their tests are spread over
+# the workers one by one instead of running on one worker as a whole file.
+SPREAD_FILES = {"test_guides.py"}
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """Test files with the most `slow` tests first, each file's tests kept together and in order.
 
-    `.ci/run` hands whole files to two xdist workers in collection order (`--dist loadfile
-    --no-loadscope-reorder`); starting the longest files first leaves short ones to even out the end,
-    instead of one worker finishing a long file alone.
+    `.ci/run` hands groups to two xdist workers in collection order (`--dist loadgroup
+    --no-loadscope-reorder`): a group is a whole file (its module fixtures built once), or one test of
+    `SPREAD_FILES`. Starting the longest files first leaves short ones to even out the end, instead of one
+    worker finishing a long file alone.
     """
     slow_per_file = Counter(item.path for item in items if item.get_closest_marker("slow"))
     items.sort(key=lambda item: -slow_per_file[item.path])
+    for item in items:
+        group = item.nodeid if item.path.name in SPREAD_FILES else str(item.path)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_terminal_summary(terminalreporter):

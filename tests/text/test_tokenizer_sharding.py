@@ -62,17 +62,26 @@ def test_small_batches_of_unknown_size_stay_whole_when_they_run():
 
 
 def test_small_static_batches_stay_whole():
-    calls = []
+    def shard_size(rows):   # each row gets the size of the shard it was tokenized in
+        size = tf.shape(rows)[0]
+        return tf.RaggedTensor.from_tensor(tf.fill([size, 1], size))
 
-    def count(rows):
-        calls.append(rows.shape[0])
+    whole = in_shards(shard_size, tf.constant(["x"] * (2 * MIN_ROWS_PER_SHARD - 1)), 4)
+    assert set(whole.flat_values.numpy()) == {2 * MIN_ROWS_PER_SHARD - 1}
+    halves = in_shards(shard_size, tf.constant(["x"] * (2 * MIN_ROWS_PER_SHARD)), 4)
+    assert halves.flat_values.numpy().tolist() == [MIN_ROWS_PER_SHARD] * (2 * MIN_ROWS_PER_SHARD)
+
+
+def test_shards_share_one_traced_tokenizer():
+    traces = []
+
+    def tokenize(rows):
+        traces.append(rows.shape)
         return tf.RaggedTensor.from_tensor(tf.strings.length(rows)[:, None])
 
-    in_shards(count, tf.constant(["x"] * (2 * MIN_ROWS_PER_SHARD - 1)), 4)
-    assert calls == [2 * MIN_ROWS_PER_SHARD - 1]
-    calls.clear()
-    in_shards(count, tf.constant(["x"] * (2 * MIN_ROWS_PER_SHARD)), 4)
-    assert calls == [MIN_ROWS_PER_SHARD, MIN_ROWS_PER_SHARD]
+    serve = tf.function(lambda rows: in_shards(tokenize, rows, 4), input_signature=[tf.TensorSpec([None], tf.string)])
+    assert serve(tf.constant(["ab"] * 300)).flat_values.numpy().tolist() == [2] * 300
+    assert len(traces) == 1
 
 
 def test_a_tokenizer_shards_over_the_available_cores(assets):

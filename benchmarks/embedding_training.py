@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import sys
 
-if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
-    sys.path.append(sys.path.pop(0))   # benchmarks/tokenize.py must not shadow the standard library's
 
 import argparse
 import os

@@ -19,8 +19,6 @@ from __future__ import annotations
 import os
 import sys
 
-if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
-    sys.path.pop(0)   # benchmarks/tokenize.py would shadow the standard library's tokenize
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # the checkout: benchmarks.lab
 
 import argparse  # noqa: E402

@@ -23,12 +23,7 @@ same model from a random initialisation. `--hidden` and `--vocab-size` apply to 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-# benchmarks/tokenize.py would shadow the standard library's tokenize: look here last.
-_HERE = str(Path(__file__).resolve().parent)
-sys.path = [entry for entry in sys.path if entry not in (_HERE, "")] + [_HERE]
 
 from learning_common import BibleRun, bible_arguments, table  # noqa: E402
 

@@ -45,12 +45,8 @@ Needs `torch` and `transformers` (the CPU wheels are enough).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-# benchmarks/tokenize.py would shadow the standard library's tokenize: look here last.
-_HERE = str(Path(__file__).resolve().parent)
-sys.path = [entry for entry in sys.path if entry not in (_HERE, "")] + [_HERE]
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402

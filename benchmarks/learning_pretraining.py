@@ -20,12 +20,7 @@ the config's `pretraining` recipe (`tfbert.training.pretraining.optimizer_settin
 
 from __future__ import annotations
 
-import sys
 
-# Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
-# shadow the standard library's `tokenize` module (which inspect and linecache import); drop it.
-if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
-    sys.path.pop(0)
 
 import argparse
 import gzip

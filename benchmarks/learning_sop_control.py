@@ -15,13 +15,9 @@ do not apply (the model is MiniLM's size, with its vocabulary).
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
-# benchmarks/tokenize.py would shadow the standard library's tokenize: look here last.
-_HERE = str(Path(__file__).resolve().parent)
-sys.path = [entry for entry in sys.path if entry not in (_HERE, "")] + [_HERE]
 
 from learning_common import BibleRun, bible_arguments, table  # noqa: E402
 

@@ -11,12 +11,7 @@ SBO losses on held-out chapters (fixed masks) before and after training.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
-# benchmarks/tokenize.py would shadow the standard library's tokenize: look here last.
-_HERE = str(Path(__file__).resolve().parent)
-sys.path = [entry for entry in sys.path if entry not in (_HERE, "")] + [_HERE]
 
 from learning_common import BibleRun, bible_arguments, table  # noqa: E402
 

@@ -14,14 +14,10 @@ sides masked). Reports the held-out TLM loss (fixed masks) before and after.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-# benchmarks/tokenize.py would shadow the standard library's tokenize: look here last.
-_HERE = str(Path(__file__).resolve().parent)
-sys.path = [entry for entry in sys.path if entry not in (_HERE, "")] + [_HERE]
 
 from learning_common import evaluate, frozen, machine, table  # noqa: E402
 

@@ -25,10 +25,6 @@ from __future__ import annotations
 
 import sys
 
-# Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
-# shadow the standard library's `tokenize` module; drop it.
-if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
-    sys.path.pop(0)
 
 import argparse
 import json

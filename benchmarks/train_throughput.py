@@ -24,10 +24,6 @@ from __future__ import annotations
 import os
 import sys
 
-# Run as a script, this file's folder comes first on sys.path, where benchmarks/tokenize.py would
-# shadow the standard library's `tokenize` module (which inspect and linecache import); drop it.
-if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
-    sys.path.pop(0)
 # The checkout, where `benchmarks.lab` (the measuring code) lives.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -6,10 +6,10 @@ string batches; every contender gets one warm-up pass over all batches (this fil
 caches), then the best of `--repeats` timed passes is reported. "ids" says whether a contender's
 ids equal the reference's on every line.
 
-    python benchmarks/tokenize.py                 # Wikipedia sample + Botchan, ~6 MB
-    python benchmarks/tokenize.py --batch-sizes 256 1024 4096 --repeats 3
-    python benchmarks/tokenize.py --only Byte --latency 300   # plus single-string latency
-    python benchmarks/tokenize.py --shards 1 2 4 --batch-sizes 256 1024 4096  # tfbert, a batch over the cores
+    python benchmarks/tokenizer_speed.py                 # Wikipedia sample + Botchan, ~6 MB
+    python benchmarks/tokenizer_speed.py --batch-sizes 256 1024 4096 --repeats 3
+    python benchmarks/tokenizer_speed.py --only Byte --latency 300   # plus single-string latency
+    python benchmarks/tokenizer_speed.py --shards 1 2 4 --batch-sizes 256 1024 4096  # tfbert, a batch over the cores
 
 Beside MB/s (wall clock) each row gives MB per CPU-second of this process (steadier on a shared
 machine; Python peers with threads use more than one core). `--latency N` adds a table of
@@ -25,10 +25,6 @@ from __future__ import annotations
 import os
 import sys
 
-# Run as a script, this file's folder comes first on sys.path, and its name would shadow the
-# standard library's `tokenize` module (which linecache imports); drop that entry first.
-if sys.path and sys.path[0] and __file__.startswith(sys.path[0]):
-    sys.path.pop(0)
 # The checkout, where `benchmarks.lab` (the measuring code) lives.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

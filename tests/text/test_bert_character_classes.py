@@ -5,20 +5,11 @@
 """
 
 import pytest
+from text_cases import as_ranges
 
 from tfbert.text import _bert_character_classes as tables
 
 CODE_POINTS = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
-
-
-def as_ranges(code_points):
-    ranges = []
-    for c in code_points:
-        if ranges and ranges[-1][1] == c - 1:
-            ranges[-1] = (ranges[-1][0], c)
-        else:
-            ranges.append((c, c))
-    return tuple(ranges)
 
 
 def dropped_code_points():

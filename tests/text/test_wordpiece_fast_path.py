@@ -4,11 +4,15 @@ between them is what the code points say it is."""
 import pytest
 import tensorflow as tf
 import tensorflow_text as tf_text
-from text_cases import HARD_STRINGS, as_text, batched
+from text_cases import HARD_STRINGS, as_ranges, as_text, batched
 
 from tfbert.text import WordPieceTokenizer
 from tfbert.text import _wordpiece_unsafe_chars as tables
-from tfbert.text.wordpiece_tokenizer import _LONG_WORD, MAX_CHARS_PER_WORD, bert_normalize
+from tfbert.text.wordpiece_tokenizer import (
+    _LONG_WORD,
+    MAX_CHARS_PER_WORD,
+    bert_normalize,
+)
 
 
 @pytest.mark.parametrize("with_offsets", [False, True])
@@ -78,16 +82,6 @@ def unsafe_code_points(vocab_file, lowercase):
             if a != b or not s:
                 unsafe.append(c)
     return unsafe
-
-
-def as_ranges(code_points):
-    ranges = []
-    for c in code_points:
-        if ranges and ranges[-1][1] == c - 1:
-            ranges[-1] = (ranges[-1][0], c)
-        else:
-            ranges.append((c, c))
-    return tuple(ranges)
 
 
 @pytest.mark.slow

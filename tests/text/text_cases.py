@@ -41,3 +41,14 @@ def batched(items, size):
 def as_text(data: bytes) -> str:
     """What the reference libraries see for possibly invalid UTF-8 bytes."""
     return data.decode("utf-8", errors="replace")
+
+
+def as_ranges(code_points):
+    """Sorted code points as (first, last) ranges of consecutive ones, the form of tfbert's generated tables."""
+    ranges = []
+    for c in code_points:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1] = (ranges[-1][0], c)
+        else:
+            ranges.append((c, c))
+    return tuple(ranges)

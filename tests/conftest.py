@@ -16,7 +16,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-sys.path.insert(0, str(Path(__file__).parent))
+TESTS = Path(__file__).parent
+sys.path.insert(0, str(TESTS))
 
 import pytest  # noqa: E402
 
@@ -31,7 +32,7 @@ def assets():
 
 # Files whose tests share no expensive fixture and each take a minute or more: their tests are spread over
 # the workers one by one instead of running on one worker as a whole file.
-SPREAD_FILES = {"test_guides.py"}
+SPREAD_FILES = {"docs/test_guides.py", "conformance/test_families.py"}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -46,7 +47,8 @@ def pytest_collection_modifyitems(items):
     slow_per_file = Counter(item.path for item in items if item.get_closest_marker("slow"))
     items.sort(key=lambda item: -slow_per_file[item.path])
     for item in items:
-        group = item.nodeid if item.path.name in SPREAD_FILES else str(item.path)
+        spread = item.path.is_relative_to(TESTS) and item.path.relative_to(TESTS).as_posix() in SPREAD_FILES
+        group = item.nodeid if spread else str(item.path)
         item.add_marker(pytest.mark.xdist_group(group))
 
 

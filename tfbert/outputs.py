@@ -190,7 +190,10 @@ def locked(path: str | Path, flag: str = "--output", lock: bool = True) -> Itera
     if is_remote(path):
         yield
         return
-    with _parents_made(str(path)), OutputLock(str(path), flag) if lock else contextlib.nullcontext():
+    with contextlib.ExitStack() as claimed:
+        with interrupts.deferred():   # a signal meanwhile: once the lock is held, so leaving releases it
+            claimed.enter_context(_parents_made(str(path)))
+            claimed.enter_context(OutputLock(str(path), flag) if lock else contextlib.nullcontext())
         yield
 
 
@@ -261,27 +264,62 @@ def new_output(path: str | Path, *, flag: str = "--output", overwrite: bool = Fa
         yield path
         return
     check_free(path, flag=flag, overwrite=overwrite)
-    with locked(path, flag, lock):
-        check_free(path, flag=flag, overwrite=overwrite)   # again: another writer may have finished meanwhile
-        remove_stale_temporaries(path)
-        staging = temporary_name(path)
-        try:
+    try:
+        with locked(path, flag, lock), _staged(path, flag, overwrite) as staging:
             yield staging
-            interrupts.check()
-            if not os.path.lexists(staging):
-                raise OutputRefused(f"nothing was written to {path}")
-            replace(staging, path)
-        except interrupts.Interrupted as interrupted:
-            interrupted.detail = interrupted.detail or f"before {path} was complete; nothing was written, " \
-                                                       "rerun the same command"
+    except interrupts.Interrupted as interrupted:
+        interrupted.detail = interrupted.detail or f"before {path} was complete; nothing was written, " \
+                                                   "rerun the same command"
+        raise
+
+
+@contextlib.contextmanager
+def _staged(path: str, flag: str, overwrite: bool) -> Iterator[str]:
+    """The temporary name `new_output` yields (its lock held), renamed to `path` when the block succeeds."""
+    check_free(path, flag=flag, overwrite=overwrite)   # again: another writer may have finished meanwhile
+    remove_stale_temporaries(path)
+    staging = temporary_name(path)
+    try:
+        yield staging
+        interrupts.check()
+        if not os.path.lexists(staging):
+            raise OutputRefused(f"nothing was written to {path}")
+        replace(staging, path)
+    except Exception as error:   # OSError, and TensorFlow's write errors (not OSErrors)
+        message = write_limit_message(error, staging, path)
+        if message is None:
             raise
-        except Exception as error:   # OSError, and TensorFlow's write errors (not OSErrors)
-            message = write_limit_message(error, staging, path)
-            if message is None:
-                raise
-            raise OutputRefused(message) from None
-        finally:
-            remove(staging)
+        raise OutputRefused(message) from None
+    finally:
+        remove(staging)
+
+
+@contextlib.contextmanager
+def beside_output(path: str | Path, names: tuple[str, ...], *, flag: str = "--output") -> Iterator[None]:
+    """Claims the files or folders `names` that a command writes beside its output `path` (convert's
+    `tokenizer/` and `tfbert.json`): each locked as an output, and those that were not there before are
+    removed when the block fails or is interrupted. Use it inside `new_output(path)`.
+
+    Example:
+        >>> with new_output("bert/model.keras") as staging, beside_output("bert/model.keras", ("tokenizer",)):  # doctest: +SKIP
+        ...     save_converted(model, staging, tokenizer)  # doctest: +SKIP
+    """
+    if is_remote(path):
+        yield
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    targets = [os.path.join(folder, name) for name in names]
+    with contextlib.ExitStack() as claimed:
+        with interrupts.deferred():   # as in `locked`: every lock taken, or none
+            for target in targets:
+                claimed.enter_context(OutputLock(target, flag))
+        new = [target for target in targets if not os.path.lexists(target)]
+        try:
+            yield
+        except BaseException:
+            for target in new:
+                remove(target)
+            raise
 
 
 @contextlib.contextmanager

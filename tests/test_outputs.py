@@ -407,7 +407,7 @@ INTERRUPTED = {
                   "{tiny}/train.tsv", "--eval", "{tiny}/train.tsv", "--epochs", "1", "--batch-size", "8",
                   "--max-length", "16", "--strategy", "cpu", "--model-dir", "{out}"], "run", STAGING),
     "distill": (["distill", "--teacher", "{tiny}/hf", "--student", "{tiny}/hf", "--parallel", "{tiny}/parallel.tsv",
-                 "--epochs", "1", "--batch-size", "8", "--max-length", "16", "--strategy", "cpu",
+                 "--eval", "{tiny}/parallel.tsv", "--epochs", "1", "--batch-size", "8", "--max-length", "16", "--strategy", "cpu",
                  "--model-dir", "{out}"], "run", STAGING),
     "augment": (["augment", "--cross-encoder", "{tiny}/cross/model.keras", "--sentences", "{tiny}/sentences.txt",
                  "--pairs", "random", "--output", "{out}"], "silver.tsv", LOCK),

@@ -299,6 +299,65 @@ def test_assets_of_a_run_with_no_checkpoint_are_replaced_not_held_against_the_re
         save_run_assets(config, tokenizer, str(tmp_path), sequence_length=16)
 
 
+def limited_file_size(bytes_: int):
+    """As `ulimit -f`: in this process, writes past `bytes_` fail with EFBIG (Python ignores SIGXFSZ)."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def limit():
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (bytes_, hard))
+        try:
+            yield
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    return limit()
+
+
+@pytest.mark.parametrize("writer", ["vocab", "augment"])
+def test_a_file_size_limit_names_the_output_says_what_to_do_and_leaves_nothing(signal_inputs, tmp_path, capsys,
+                                                                                 writer):
+    words, name, _ = INTERRUPTED[writer]
+    out = tmp_path / name
+    argv = [word.format(tiny=signal_inputs, out=out) for word in words]
+    with limited_file_size(300):
+        assert main(argv) == 2
+    error = one_error_line(capsys, argv[0])
+    assert f"cannot write {out}" in error and "the file is larger than the file-size limit (ulimit -f)" in error
+    assert error.endswith(f"nothing was written to {out}; raise the limit (ulimit -f unlimited) and rerun the same "
+                          "command")
+    assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize("raised, expected", [
+    (OSError(27, "File too large", "runs/a/best.keras"), "cannot write runs/a/best.keras: the file is larger than "
+     "the file-size limit (ulimit -f); raise the limit (ulimit -f unlimited) and rerun the same command"),
+    (PermissionError(13, "Permission denied", "/srv/out"), "/srv/out: permission denied; give a path you may read "
+     "and write, or change its permissions"),
+    (OSError(28, "No space left on device"), "a write failed: no space left on the disk; free space (or write to "
+     "another disk) and rerun the same command"),
+    (FileNotFoundError("cross-encoder 'x' does not exist"), "cross-encoder 'x' does not exist"),
+], ids=["file_too_large", "permission", "disk_full", "own_message"])
+def test_an_oserror_from_any_command_is_one_line_naming_the_file_and_what_to_do(monkeypatch, capsys, raised,
+                                                                                 expected):
+    import tfbert.commands.configs as configs
+    from tfbert.commands.errors import CommandError
+
+    def fails(args):
+        raise raised
+
+    def wrapped(args):   # as the commands that catch OSError do
+        try:
+            fails(args)
+        except OSError as error:
+            raise CommandError(str(error)) from None
+
+    for run in (fails, wrapped):
+        monkeypatch.setattr(configs, "run", run)
+        assert main(["configs"]) == 2
+        assert one_error_line(capsys, "configs") == f"tfbert configs: error: {expected}"
+
+
 # --- export: whole versions, or none ---------------------------------------------------------------------------
 
 

@@ -224,6 +224,9 @@ def remove_stale_temporaries(path: str | Path) -> list[str]:
 # TensorFlow's errors carry (they have no errno).
 WRITE_LIMITS = {errno.EFBIG: "the file is larger than the file-size limit (ulimit -f)",
                 errno.ENOSPC: "no space left on the disk", errno.EDQUOT: "the disk quota is exceeded"}
+WRITE_LIMIT_REMEDIES = {errno.EFBIG: "raise the limit (ulimit -f unlimited) and rerun the same command",
+                        errno.ENOSPC: "free space (or write to another disk) and rerun the same command",
+                        errno.EDQUOT: "free space within your quota and rerun the same command"}
 WRITE_LIMIT_TEXTS = {"file too large": errno.EFBIG, "no space left": errno.ENOSPC,
                      "disk quota exceeded": errno.EDQUOT}
 
@@ -242,7 +245,8 @@ def write_limit_message(error: BaseException, written: str, target: str) -> str 
     file = getattr(error, "filename", None) or next(iter(re.findall(rf"{re.escape(written)}[^\s;:'\"]*", text)), None)
     file = str(file or written).replace(written, target)
     said = (text.strip().splitlines() or [type(error).__name__])[0].replace(written, target)
-    return f"cannot write {file}: {WRITE_LIMITS[number]} ({said}); nothing was written to {target}"
+    return (f"cannot write {file}: {WRITE_LIMITS[number]} ({said}); nothing was written to {target}; "
+            f"{WRITE_LIMIT_REMEDIES[number]}")
 
 
 @contextlib.contextmanager

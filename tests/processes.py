@@ -5,7 +5,7 @@ could fill and stall the child); `signal_when(process, ready, signal)` sends a s
 holds (a file appears: never after a fixed sleep) and returns how the child ended.
 
 Example:
-    >>> child = start_tfbert(["vocab", "--data", "corpus.txt", "--vocab-size", "150", "--output", "v"])  # doctest: +SKIP
+    >>> child = start_tfbert(["vocab", "--kind", "wordpiece", "--data", "c.txt", "--output", "v"])  # doctest: +SKIP
     >>> signal_when(child, lambda: os.path.exists(".tfbert-lock-v"), signal.SIGTERM).status  # doctest: +SKIP
     143
 """

@@ -466,8 +466,8 @@ INTERRUPTED = {
                   "{tiny}/train.tsv", "--eval", "{tiny}/train.tsv", "--epochs", "1", "--batch-size", "8",
                   "--max-length", "16", "--strategy", "cpu", "--model-dir", "{out}"], "run", STAGING),
     "distill": (["distill", "--teacher", "{tiny}/hf", "--student", "{tiny}/hf", "--parallel", "{tiny}/parallel.tsv",
-                 "--eval", "{tiny}/parallel.tsv", "--epochs", "1", "--batch-size", "8", "--max-length", "16", "--strategy", "cpu",
-                 "--model-dir", "{out}"], "run", STAGING),
+                 "--eval", "{tiny}/parallel.tsv", "--epochs", "1", "--batch-size", "8", "--max-length", "16",
+                 "--strategy", "cpu", "--model-dir", "{out}"], "run", STAGING),
     "augment": (["augment", "--cross-encoder", "{tiny}/cross/model.keras", "--sentences", "{tiny}/sentences.txt",
                  "--pairs", "random", "--output", "{out}"], "silver.tsv", LOCK),
     "convert": (["convert", "huggingface", "{tiny}/hf", "-o", "{out}"], "model.keras", LOCK),
@@ -487,8 +487,9 @@ def test_a_signal_ends_every_writer_in_one_line_with_128_plus_it_and_nothing_wri
 
     ended = signal_when(start_tfbert(argv), under_way, signal_number)
     assert ended.status == 128 + signal_number, ended.stderr[-3000:]
-    assert ended.last_line == (f"tfbert {argv[0]}: interrupted by {signal.Signals(signal_number).name} before {out} "
-                               "was complete; nothing was written, rerun the same command")
+    signal_name = signal.Signals(signal_number).name
+    assert ended.last_line == (f"tfbert {argv[0]}: interrupted by {signal_name} before {out} was complete; nothing was "
+                               "written, rerun the same command")
     assert snapshot(tmp_path) == {}
     if signal_number == signal.SIGTERM:   # the rerun (in this process: TensorFlow is loaded once)
         assert main(argv) == 0, capsys.readouterr().err

@@ -305,8 +305,8 @@ def beside_output(path: str | Path, names: tuple[str, ...], *, flag: str = "--ou
     removed when the block fails or is interrupted. Use it inside `new_output(path)`.
 
     Example:
-        >>> with new_output("bert/model.keras") as staging, beside_output("bert/model.keras", ("tokenizer",)):  # doctest: +SKIP
-        ...     save_converted(model, staging, tokenizer)  # doctest: +SKIP
+        >>> with new_output("b/model.keras") as out, beside_output("b/model.keras", ("tokenizer",)):  # doctest: +SKIP
+        ...     save_converted(model, out, tokenizer)  # doctest: +SKIP
     """
     if is_remote(path):
         yield

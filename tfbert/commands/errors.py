@@ -29,11 +29,11 @@ def os_error_line(error: OSError) -> str:
     """One line for an OSError: the file (where the error names it), what went wrong, what to do.
 
     Example:
-        >>> os_error_line(OSError(errno.EFBIG, "File too large", "runs/a/best.keras"))
-        'cannot write runs/a/best.keras: the file is larger than the file-size limit (ulimit -f); raise the limit (ulimit -f unlimited) and rerun the same command'
+        >>> os_error_line(OSError(errno.EROFS, "Read-only file system", "runs/a"))
+        'runs/a: read-only file system; give a path on a disk that can be written'
     """
     number = error.errno
-    if number is None:   # an OSError raised with its own message (FileNotFoundError("cross-encoder ... does not exist"))
+    if number is None:   # an OSError raised with a message of its own: FileNotFoundError("... does not exist")
         return str(error)
     what = WRITE_LIMITS.get(number) or (error.strerror or str(error) or type(error).__name__).lower()
     files = [os.fsdecode(name) for name in (error.filename, error.filename2) if name is not None]

@@ -97,6 +97,26 @@ def test_a_failed_or_interrupted_output_leaves_nothing_not_even_its_folders(tmp_
     assert "nothing was written, rerun the same command" in error.detail
 
 
+def test_a_signal_while_the_lock_is_taken_leaves_no_lock_file_and_no_folder(tmp_path, monkeypatch):
+    import fcntl
+
+    from tfbert import output_lock
+    from tfbert.interrupts import Interrupted, signals_raise
+
+    real_flock = fcntl.flock
+
+    def signalled_flock(descriptor, operation):   # SIGTERM lands between the lock file's creation and its flock
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real_flock(descriptor, operation)
+
+    monkeypatch.setattr(output_lock.fcntl, "flock", signalled_flock)
+    with signals_raise(), pytest.raises(Interrupted) as interrupted:
+        with new_output(tmp_path / "a" / "vocab"):
+            raise AssertionError("never reached: the signal ends the claim")
+    assert interrupted.value.exit_status == 143 and "nothing was written" in interrupted.value.detail
+    assert snapshot(tmp_path) == {}
+
+
 def test_overwrite_never_replaces_the_current_folder(tmp_path, monkeypatch):
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "notes.txt").write_text("mine")

@@ -328,6 +328,35 @@ def test_flags_that_disagree_are_one_line_before_anything_runs(tmp_path, monkeyp
     assert os.listdir(tmp_path) == []
 
 
+# The issue's bullets that the parser walk above does not try (it tries 0, -1, nan, inf and a huge value).
+ISSUE_BULLETS = [
+    ("sequence_length_3", ["pretrain", "--config", "bert_tiny", "--data", "c.txt", "--model-dir", "run",
+                           "--sequence-length", "3"], "argument --sequence-length: 3 is out of range; give a whole "
+                                                      "number from 8"),
+    ("max_length_2", ["finetune", "--pretrained", "x", "--model-dir", "run", "--max-length", "2"],
+     "argument --max-length: 2 is out of range; give a whole number from 8"),
+    ("sentencepiece_vocab_size_5", ["vocab", "--kind", "sentencepiece", "--data", "c.txt", "--vocab-size", "5",
+                                    "--output", "v"], "vocab size 5 is smaller than the"),
+    ("unknown_data_extension", ["finetune", "--pretrained", "x", "--train", "c.txt", "--eval", "c.txt",
+                                "--model-dir", "run"], "name the file .csv, .tsv or .jsonl"),
+]
+
+
+@pytest.mark.parametrize("argv, expected", [row[1:] for row in ISSUE_BULLETS], ids=[row[0] for row in ISSUE_BULLETS])
+def test_the_issues_other_bad_inputs_are_one_line_and_write_nothing(tmp_path, monkeypatch, capsys, argv, expected):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.txt").write_text("a first line of text\nand a second one\n")
+    (tmp_path / "x").mkdir()
+    try:
+        code = main(argv)
+    except SystemExit as exit_info:
+        code = exit_info.code
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and error.startswith(f"tfbert {argv[0]}: error: ") and "\n" not in error, error
+    assert expected in error
+    assert sorted(os.listdir(tmp_path)) == ["c.txt", "x"] and os.listdir(tmp_path / "x") == []
+
+
 @pytest.mark.parametrize("name", ["", ".", "..", "a/b", "../up", " padded", "tab\there"])
 def test_export_name_must_be_one_plain_folder_name(tmp_path, monkeypatch, capsys, name):
     monkeypatch.chdir(tmp_path)

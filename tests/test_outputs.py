@@ -6,14 +6,12 @@ import resource
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
+from processes import signal_when, start_tfbert
 
 from tfbert.cli import main
 from tfbert.outputs import OutputExists, OutputRefused, new_output, run_folder
-
-COMMAND = "import sys; from tfbert.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def snapshot(folder):
@@ -51,7 +49,8 @@ def tiny(assets, tmp_path_factory):
     train_wordpiece(str(folder / "corpus.txt"), 200, folder / "vocab")
     config = load_config("bert_tiny")
     config = config.replace(encoder=config.encoder.replace(hidden_size=32, num_heads=2, intermediate_size=64,
-                                                           num_layers=1, max_positions=32, vocab_size=200))
+                                                           num_layers=1, embedding_size=32, max_positions=32,
+                                                           vocab_size=200))
     save_config(config, folder / "tiny.yaml")
     keras.utils.set_random_seed(0)
     Encoder(config.encoder, name="encoder").save(folder / "encoder.keras")
@@ -96,6 +95,26 @@ def test_a_failed_or_interrupted_output_leaves_nothing_not_even_its_folders(tmp_
                 raise error
         assert snapshot(tmp_path) == {"kept.tsv": b"old"}
     assert "nothing was written, rerun the same command" in error.detail
+
+
+def test_a_signal_while_the_lock_is_taken_leaves_no_lock_file_and_no_folder(tmp_path, monkeypatch):
+    import fcntl
+
+    from tfbert import output_lock
+    from tfbert.interrupts import Interrupted, signals_raise
+
+    real_flock = fcntl.flock
+
+    def signalled_flock(descriptor, operation):   # SIGTERM lands between the lock file's creation and its flock
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real_flock(descriptor, operation)
+
+    monkeypatch.setattr(output_lock.fcntl, "flock", signalled_flock)
+    with signals_raise(), pytest.raises(Interrupted) as interrupted:
+        with new_output(tmp_path / "a" / "vocab"):
+            raise AssertionError("never reached: the signal ends the claim")
+    assert interrupted.value.exit_status == 143 and "nothing was written" in interrupted.value.detail
+    assert snapshot(tmp_path) == {}
 
 
 def test_overwrite_never_replaces_the_current_folder(tmp_path, monkeypatch):
@@ -237,6 +256,22 @@ def test_two_finetune_runs_on_one_model_dir_the_second_is_refused(tiny, tmp_path
         first.wait()
 
 
+def test_convert_locks_the_tokenizer_and_manifest_it_writes_beside_its_output(signal_inputs, tmp_path, capsys):
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from tfbert.output_lock import OutputLock; "
+                               "lock = OutputLock(sys.argv[1]).__enter__(); print('held', flush=True); "
+                               "time.sleep(60)", str(tmp_path / "tokenizer")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = snapshot(tmp_path)
+        assert main(["convert", "huggingface", str(signal_inputs / "hf"), "-o", str(tmp_path / "model.keras")]) == 2
+        assert f"another tfbert process (pid {holder.pid}) is writing to {tmp_path / 'tokenizer'}" in \
+            one_error_line(capsys, "convert")
+        assert snapshot(tmp_path) == before
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 # --- a failed first run never blocks the corrected rerun -------------------------------------------------------
 
 
@@ -284,6 +319,65 @@ def test_assets_of_a_run_with_no_checkpoint_are_replaced_not_held_against_the_re
         save_run_assets(config, tokenizer, str(tmp_path), sequence_length=16)
 
 
+def limited_file_size(bytes_: int):
+    """As `ulimit -f`: in this process, writes past `bytes_` fail with EFBIG (Python ignores SIGXFSZ)."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def limit():
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (bytes_, hard))
+        try:
+            yield
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    return limit()
+
+
+@pytest.mark.parametrize("writer", ["vocab", "augment"])
+def test_a_file_size_limit_names_the_output_says_what_to_do_and_leaves_nothing(signal_inputs, tmp_path, capsys,
+                                                                                 writer):
+    words, name, _ = INTERRUPTED[writer]
+    out = tmp_path / name
+    argv = [word.format(tiny=signal_inputs, out=out) for word in words]
+    with limited_file_size(300):
+        assert main(argv) == 2
+    error = one_error_line(capsys, argv[0])
+    assert f"cannot write {out}" in error and "the file is larger than the file-size limit (ulimit -f)" in error
+    assert error.endswith(f"nothing was written to {out}; raise the limit (ulimit -f unlimited) and rerun the same "
+                          "command")
+    assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize("raised, expected", [
+    (OSError(27, "File too large", "runs/a/best.keras"), "cannot write runs/a/best.keras: the file is larger than "
+     "the file-size limit (ulimit -f); raise the limit (ulimit -f unlimited) and rerun the same command"),
+    (PermissionError(13, "Permission denied", "/srv/out"), "/srv/out: permission denied; give a path you may read "
+     "and write, or change its permissions"),
+    (OSError(28, "No space left on device"), "a write failed: no space left on the disk; free space (or write to "
+     "another disk) and rerun the same command"),
+    (FileNotFoundError("cross-encoder 'x' does not exist"), "cross-encoder 'x' does not exist"),
+], ids=["file_too_large", "permission", "disk_full", "own_message"])
+def test_an_oserror_from_any_command_is_one_line_naming_the_file_and_what_to_do(monkeypatch, capsys, raised,
+                                                                                 expected):
+    import tfbert.commands.configs as configs
+    from tfbert.commands.errors import CommandError
+
+    def fails(args):
+        raise raised
+
+    def wrapped(args):   # as the commands that catch OSError do
+        try:
+            fails(args)
+        except OSError as error:
+            raise CommandError(str(error)) from None
+
+    for run in (fails, wrapped):
+        monkeypatch.setattr(configs, "run", run)
+        assert main(["configs"]) == 2
+        assert one_error_line(capsys, "configs") == f"tfbert configs: error: {expected}"
+
+
 # --- export: whole versions, or none ---------------------------------------------------------------------------
 
 
@@ -317,23 +411,6 @@ def test_export_overwrite_replaces_a_version_and_a_file_size_limit_leaves_nothin
 # --- SIGINT and SIGTERM ----------------------------------------------------------------------------------------
 
 
-def start(argv):
-    return subprocess.Popen([sys.executable, "-c", COMMAND, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-
-
-def signal_when(process, ready, signal_number, deadline_s=600):
-    """Sends `signal_number` to `process` once `ready()` holds; returns its exit status and stderr's last line."""
-    start_time = time.monotonic()
-    while not ready():
-        assert process.poll() is None, process.communicate()[1][-3000:]
-        assert time.monotonic() - start_time < deadline_s, "no progress to interrupt"
-        time.sleep(0.005)
-    process.send_signal(signal_number)
-    _, stderr = process.communicate(timeout=deadline_s)
-    return process.returncode, stderr.strip().splitlines()[-1]
-
-
 def leftovers(folder):
     return [path for path in snapshot(folder) if ".tfbert-" in path or path.endswith("_temp")]
 
@@ -345,8 +422,9 @@ def test_pretrain_stopped_by_a_signal_says_where_to_resume_and_exits_128_plus_th
     import tensorflow as tf
 
     run = tmp_path / "run"
-    process = start(pretrain_argv(tiny, run, "--steps", "100000", "--checkpoint-every", "2"))
-    status, line = signal_when(process, lambda: (run / "checkpoint").is_file(), signal_number)
+    ended = signal_when(start_tfbert(pretrain_argv(tiny, run, "--steps", "100000", "--checkpoint-every", "2")),
+                        lambda: (run / "checkpoint").is_file(), signal_number)
+    status, line = ended.status, ended.last_line
     assert status == 128 + signal_number
     latest = tf.train.latest_checkpoint(str(run))
     step = int(line.split(" at step ")[1].split(";")[0])
@@ -366,8 +444,73 @@ def test_export_stopped_by_a_signal_leaves_no_version_so_the_rerun_writes_the_sa
     def building():
         return (models / "m").is_dir() and any(name.startswith(".tfbert-tmp-") for name in os.listdir(models / "m"))
 
-    status, line = signal_when(start(export_argv(tiny, models)), building, signal_number)
+    ended = signal_when(start_tfbert(export_argv(tiny, models)), building, signal_number)
+    status, line = ended.status, ended.last_line
     assert status == 128 + signal_number
     assert line == (f"tfbert export: interrupted by {signal.Signals(signal_number).name} before {models / 'm' / '1'} "
                     "was complete; nothing was written, rerun the same command")
     assert snapshot(tmp_path) == {} and next_version(models / "m") == 1
+
+
+@pytest.fixture(scope="module")
+def signal_inputs(tiny):
+    """`tiny` with a labelled file, a parallel file, a sentence file, its encoder as a Hugging Face folder and
+    as a regression cross-encoder (an untrained head: a few calls, no training)."""
+    import keras
+
+    from tfbert.convert.to_huggingface import write_huggingface
+    from tfbert.tasks.models import SequenceRegressor
+    from tfbert.tasks.pretrained import load_pretrained_preprocessor
+    from tfbert.text import load_tokenizer
+
+    lines = [line for line in (tiny / "corpus.txt").read_text().splitlines() if line.strip()][:16]
+    (tiny / "train.tsv").write_text("sentence\tlabel\n" + "".join(f"{line}\t{index % 2}\n"
+                                                                  for index, line in enumerate(lines)))
+    (tiny / "parallel.tsv").write_text("".join(f"{line}\t{line.upper()}\n" for line in lines))
+    (tiny / "sentences.txt").write_text("\n".join(lines[:8]) + "\n")
+    encoder, tokenizer = keras.models.load_model(tiny / "encoder.keras"), load_tokenizer(tiny / "vocab")
+    write_huggingface(encoder, tiny / "hf", "bert", tokenizer)
+    (tiny / "cross").mkdir()
+    SequenceRegressor(encoder).save(tiny / "cross" / "model.keras")
+    load_pretrained_preprocessor(tiny / "encoder.keras", tokenizer, 16).save(tiny / "cross")
+    return tiny
+
+
+LOCK, STAGING = ".tfbert-lock-", ".tfbert-tmp-"
+# Each writer: its argv, its output's name, and the name whose appearance beside the output says the command is
+# under way (LOCK: it holds its output's lock; STAGING: it is writing the output under its temporary name).
+INTERRUPTED = {
+    "vocab": (["vocab", "--kind", "sentencepiece", "--data", "{tiny}/corpus.txt", "--vocab-size", "150",
+               "--output", "{out}"], "vocab", LOCK),
+    "finetune": (["finetune", "--pretrained", "{tiny}/encoder.keras", "--tokenizer", "{tiny}/vocab", "--train",
+                  "{tiny}/train.tsv", "--eval", "{tiny}/train.tsv", "--epochs", "1", "--batch-size", "8",
+                  "--max-length", "16", "--strategy", "cpu", "--model-dir", "{out}"], "run", STAGING),
+    "distill": (["distill", "--teacher", "{tiny}/hf", "--student", "{tiny}/hf", "--parallel", "{tiny}/parallel.tsv",
+                 "--eval", "{tiny}/parallel.tsv", "--epochs", "1", "--batch-size", "8", "--max-length", "16",
+                 "--strategy", "cpu", "--model-dir", "{out}"], "run", STAGING),
+    "augment": (["augment", "--cross-encoder", "{tiny}/cross/model.keras", "--sentences", "{tiny}/sentences.txt",
+                 "--pairs", "random", "--output", "{out}"], "silver.tsv", LOCK),
+    "convert": (["convert", "huggingface", "{tiny}/hf", "-o", "{out}"], "model.keras", LOCK),
+}
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", INTERRUPTED)
+def test_a_signal_ends_every_writer_in_one_line_with_128_plus_it_and_nothing_written(signal_inputs, tmp_path,
+                                                                                    capsys, command, signal_number):
+    words, name, marker = INTERRUPTED[command]
+    out = tmp_path / "out" / name
+    argv = [word.format(tiny=signal_inputs, out=out) for word in words]
+
+    def under_way():
+        return out.parent.is_dir() and any(entry.startswith(marker) for entry in os.listdir(out.parent))
+
+    ended = signal_when(start_tfbert(argv), under_way, signal_number)
+    assert ended.status == 128 + signal_number, ended.stderr[-3000:]
+    signal_name = signal.Signals(signal_number).name
+    assert ended.last_line == (f"tfbert {argv[0]}: interrupted by {signal_name} before {out} was complete; nothing was "
+                               "written, rerun the same command")
+    assert snapshot(tmp_path) == {}
+    if signal_number == signal.SIGTERM:   # the rerun (in this process: TensorFlow is loaded once)
+        assert main(argv) == 0, capsys.readouterr().err
+        assert f"{out}" in capsys.readouterr().out and out.exists()

@@ -29,7 +29,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from tfbert.commands.errors import CommandError  # noqa: F401  (also importable from here, as before)
+from tfbert.commands.errors import CommandError, one_line
 from tfbert.commands.flag_types import check_flag_combinations
 from tfbert.interrupts import Interrupted, as_interrupted, received, signals_raise
 from tfbert.outputs import OutputRefused
@@ -70,11 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_flag_combinations(args)
         with signals_raise():
             args.run(args)
-    except (CommandError, OutputRefused) as error:
+    except (CommandError, OutputRefused, OSError) as error:   # OSError: a file the command could not read or write
         if received() is not None:   # a library turned the signal into its own error (SentencePiece's trainer)
             return _interrupted(args.command, received())
-        message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
-        print(f"tfbert {args.command}: error: {message}", file=sys.stderr)
+        print(f"tfbert {args.command}: error: {one_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as error:   # SIGINT or SIGTERM (tfbert.interrupts)
         return _interrupted(args.command, as_interrupted(error))

@@ -190,7 +190,10 @@ def locked(path: str | Path, flag: str = "--output", lock: bool = True) -> Itera
     if is_remote(path):
         yield
         return
-    with _parents_made(str(path)), OutputLock(str(path), flag) if lock else contextlib.nullcontext():
+    with contextlib.ExitStack() as claimed:
+        with interrupts.deferred():   # a signal meanwhile: once the lock is held, so leaving releases it
+            claimed.enter_context(_parents_made(str(path)))
+            claimed.enter_context(OutputLock(str(path), flag) if lock else contextlib.nullcontext())
         yield
 
 
@@ -221,6 +224,9 @@ def remove_stale_temporaries(path: str | Path) -> list[str]:
 # TensorFlow's errors carry (they have no errno).
 WRITE_LIMITS = {errno.EFBIG: "the file is larger than the file-size limit (ulimit -f)",
                 errno.ENOSPC: "no space left on the disk", errno.EDQUOT: "the disk quota is exceeded"}
+WRITE_LIMIT_REMEDIES = {errno.EFBIG: "raise the limit (ulimit -f unlimited) and rerun the same command",
+                        errno.ENOSPC: "free space (or write to another disk) and rerun the same command",
+                        errno.EDQUOT: "free space within your quota and rerun the same command"}
 WRITE_LIMIT_TEXTS = {"file too large": errno.EFBIG, "no space left": errno.ENOSPC,
                      "disk quota exceeded": errno.EDQUOT}
 
@@ -239,7 +245,8 @@ def write_limit_message(error: BaseException, written: str, target: str) -> str 
     file = getattr(error, "filename", None) or next(iter(re.findall(rf"{re.escape(written)}[^\s;:'\"]*", text)), None)
     file = str(file or written).replace(written, target)
     said = (text.strip().splitlines() or [type(error).__name__])[0].replace(written, target)
-    return f"cannot write {file}: {WRITE_LIMITS[number]} ({said}); nothing was written to {target}"
+    return (f"cannot write {file}: {WRITE_LIMITS[number]} ({said}); nothing was written to {target}; "
+            f"{WRITE_LIMIT_REMEDIES[number]}")
 
 
 @contextlib.contextmanager
@@ -261,27 +268,62 @@ def new_output(path: str | Path, *, flag: str = "--output", overwrite: bool = Fa
         yield path
         return
     check_free(path, flag=flag, overwrite=overwrite)
-    with locked(path, flag, lock):
-        check_free(path, flag=flag, overwrite=overwrite)   # again: another writer may have finished meanwhile
-        remove_stale_temporaries(path)
-        staging = temporary_name(path)
-        try:
+    try:
+        with locked(path, flag, lock), _staged(path, flag, overwrite) as staging:
             yield staging
-            interrupts.check()
-            if not os.path.lexists(staging):
-                raise OutputRefused(f"nothing was written to {path}")
-            replace(staging, path)
-        except interrupts.Interrupted as interrupted:
-            interrupted.detail = interrupted.detail or f"before {path} was complete; nothing was written, " \
-                                                       "rerun the same command"
+    except interrupts.Interrupted as interrupted:
+        interrupted.detail = interrupted.detail or f"before {path} was complete; nothing was written, " \
+                                                   "rerun the same command"
+        raise
+
+
+@contextlib.contextmanager
+def _staged(path: str, flag: str, overwrite: bool) -> Iterator[str]:
+    """The temporary name `new_output` yields (its lock held), renamed to `path` when the block succeeds."""
+    check_free(path, flag=flag, overwrite=overwrite)   # again: another writer may have finished meanwhile
+    remove_stale_temporaries(path)
+    staging = temporary_name(path)
+    try:
+        yield staging
+        interrupts.check()
+        if not os.path.lexists(staging):
+            raise OutputRefused(f"nothing was written to {path}")
+        replace(staging, path)
+    except Exception as error:   # OSError, and TensorFlow's write errors (not OSErrors)
+        message = write_limit_message(error, staging, path)
+        if message is None:
             raise
-        except Exception as error:   # OSError, and TensorFlow's write errors (not OSErrors)
-            message = write_limit_message(error, staging, path)
-            if message is None:
-                raise
-            raise OutputRefused(message) from None
-        finally:
-            remove(staging)
+        raise OutputRefused(message) from None
+    finally:
+        remove(staging)
+
+
+@contextlib.contextmanager
+def beside_output(path: str | Path, names: tuple[str, ...], *, flag: str = "--output") -> Iterator[None]:
+    """Claims the files or folders `names` that a command writes beside its output `path` (convert's
+    `tokenizer/` and `tfbert.json`): each locked as an output, and those that were not there before are
+    removed when the block fails or is interrupted. Use it inside `new_output(path)`.
+
+    Example:
+        >>> with new_output("b/model.keras") as out, beside_output("b/model.keras", ("tokenizer",)):  # doctest: +SKIP
+        ...     save_converted(model, out, tokenizer)  # doctest: +SKIP
+    """
+    if is_remote(path):
+        yield
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    targets = [os.path.join(folder, name) for name in names]
+    with contextlib.ExitStack() as claimed:
+        with interrupts.deferred():   # as in `locked`: every lock taken, or none
+            for target in targets:
+                claimed.enter_context(OutputLock(target, flag))
+        new = [target for target in targets if not os.path.lexists(target)]
+        try:
+            yield
+        except BaseException:
+            for target in new:
+                remove(target)
+            raise
 
 
 @contextlib.contextmanager

@@ -3,16 +3,11 @@ temporary file; 8 threads calling one exported SavedModel get what one thread ge
 
 import os
 import signal
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
+from processes import run_tfbert, signal_when, start_tfbert
 
-# The command in a child process, with the driver's INFO lines ("Resumed from ... at step K of N") shown.
-PRETRAIN = ("import logging, sys; logging.basicConfig(level=logging.INFO, format='%(message)s'); "
-            "from tfbert.cli import main; sys.exit(main(sys.argv[1:]))")
 STEPS = 8
 
 
@@ -34,25 +29,20 @@ def tiny_run_inputs(assets, tmp_path_factory):
     return folder
 
 
-def pretrain_command(folder, run):
-    return [sys.executable, "-c", PRETRAIN, "pretrain", "--config", str(folder / "tiny.yaml"), "--tokenizer",
-            str(folder / "vocab"), "--data", str(folder / "corpus.txt"), "--model-dir", str(run), "--steps",
-            str(STEPS), "--checkpoint-every", "1", "--batch-size", "2", "--sequence-length", "16",
-            "--max-predictions", "2", "--shuffle-buffer", "0", "--strategy", "cpu", "--seed", "0"]
+def pretrain_argv(folder, run):
+    return ["pretrain", "--config", folder / "tiny.yaml", "--tokenizer", folder / "vocab", "--data",
+            folder / "corpus.txt", "--model-dir", run, "--steps", STEPS, "--checkpoint-every", 1, "--batch-size", 2,
+            "--sequence-length", 16, "--max-predictions", 2, "--shuffle-buffer", 0, "--strategy", "cpu", "--seed", 0]
 
 
-def kill_while_checkpointing(process, run, deadline_s=600):
-    """SIGKILLs `process` as soon as a checkpoint is being written after the first complete one (polling
-    for TensorFlow's `ckpt-N_temp/`), or, if no write is caught, once step STEPS - 2 is checkpointed."""
-    start = time.monotonic()
-    while time.monotonic() - start < deadline_s and process.poll() is None:
+def writing_a_later_checkpoint(run):
+    """True once a checkpoint is being written after the first complete one (TensorFlow's `ckpt-N_temp/`), or
+    step STEPS - 2 is checkpointed (no write caught)."""
+    def ready() -> bool:
         names = os.listdir(run) if run.is_dir() else []
         written = "checkpoint" in names   # TensorFlow's index of complete checkpoints: one is done
-        if written and (any(name.endswith("_temp") for name in names) or f"ckpt-{STEPS - 2}.index" in names):
-            process.send_signal(signal.SIGKILL)
-            return process.wait()
-        time.sleep(0.002)
-    raise AssertionError(f"the run ended (or hung) before it could be killed: {process.poll()}")
+        return written and (any(name.endswith("_temp") for name in names) or f"ckpt-{STEPS - 2}.index" in names)
+    return ready
 
 
 def encoder_equals_checkpoint(run) -> bool:
@@ -76,17 +66,17 @@ def test_sigkilled_pretraining_resumes_from_its_last_complete_checkpoint(tiny_ru
     import tensorflow as tf
 
     run = tmp_path / "run"
-    killed = subprocess.Popen(pretrain_command(tiny_run_inputs, run), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    assert kill_while_checkpointing(killed, run) == -signal.SIGKILL
+    killed = signal_when(start_tfbert(pretrain_argv(tiny_run_inputs, run)), writing_a_later_checkpoint(run),
+                         signal.SIGKILL)
+    assert killed.status == -signal.SIGKILL
     last = tf.train.latest_checkpoint(str(run))
     step = int(last.rsplit("-", 1)[-1])
     assert 1 <= step < STEPS and os.path.exists(f"{last}.index")
     (run / "encoder").mkdir(exist_ok=True)
     (run / "encoder" / "encoder.keras").write_bytes(b"")   # as a kill while writing it used to leave
 
-    resumed = subprocess.run(pretrain_command(tiny_run_inputs, run), capture_output=True, text=True, timeout=600)
-    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    resumed = run_tfbert(pretrain_argv(tiny_run_inputs, run))
+    assert resumed.status == 0, resumed.stderr[-2000:]
     assert f"Resumed from {last} at step {step} of {STEPS}" in resumed.stderr
     assert f"trained to step {STEPS} of {STEPS}" in resumed.stdout
     assert tf.train.latest_checkpoint(str(run)).endswith(f"ckpt-{STEPS}")

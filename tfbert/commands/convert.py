@@ -9,7 +9,7 @@ from pathlib import Path
 from tfbert.commands import add_command, add_overwrite_argument
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
-from tfbert.outputs import new_output
+from tfbert.outputs import beside_output, new_output
 
 
 def _read_source(args: argparse.Namespace):
@@ -89,7 +89,8 @@ def _write_manifest(args: argparse.Namespace, artifact, model, tokenizer) -> Non
 def run(args: argparse.Namespace) -> None:
     """Reads the checkpoint (with its heads on `--heads`), then writes the model and its tokenizer, each complete."""
     import_tensorflow_quietly()
-    from tfbert.convert.writing import save_converted
+    from tfbert.artifacts.manifest import MANIFEST_FILE
+    from tfbert.convert.writing import TOKENIZER_FOLDER, save_converted
 
     if args.source == TO_HUGGINGFACE:
         return _to_huggingface(args)
@@ -100,7 +101,8 @@ def run(args: argparse.Namespace) -> None:
     if args.lowercase is not None and args.source != "tf1":
         raise CommandError("--cased and --uncased apply to tf1 checkpoints; the other sources record their casing")
     try:
-        with new_output(args.output, overwrite=args.overwrite) as output:
+        with new_output(args.output, overwrite=args.overwrite) as output, \
+                beside_output(args.output, (TOKENIZER_FOLDER, MANIFEST_FILE)):
             artifact, model = _read_source(args)
             tokenizer = _tokenizer_of(args, artifact)
             tokenizer_folder = save_converted(model, output, tokenizer, replace_tokenizer=args.overwrite)

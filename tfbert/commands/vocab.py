@@ -92,7 +92,7 @@ def run_add(args: argparse.Namespace) -> None:
         raise CommandError(f"--tokens {args.tokens!r} does not exist; give a text file with one word a line")
     tokenizer = _load(args.tokenizer)
     try:
-        with open(args.tokens, encoding="utf-8") as file:
+        with open(args.tokens, encoding="utf-8-sig") as file:
             words = vocab_insertion.read_words(file.read().splitlines(), f"--tokens {args.tokens}")
         insertion = vocab_insertion.insert_words(tokenizer, words)
     except UnicodeDecodeError:

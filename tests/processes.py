@@ -1,0 +1,81 @@
+"""`tfbert` commands in child processes, for the tests whose point is a process: a signal, a kill, a fresh start.
+
+`start_tfbert(argv)` runs `tfbert ARGV` in a new interpreter with its output in files (a pipe nobody reads
+could fill and stall the child); `signal_when(process, ready, signal)` sends a signal once `ready()`
+holds (a file appears: never after a fixed sleep) and returns how the child ended.
+
+Example:
+    >>> child = start_tfbert(["vocab", "--kind", "wordpiece", "--data", "c.txt", "--output", "v"])  # doctest: +SKIP
+    >>> signal_when(child, lambda: os.path.exists(".tfbert-lock-v"), signal.SIGTERM).status  # doctest: +SKIP
+    143
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Callable, Sequence
+
+# `tfbert ARGV`, with the INFO lines of Python's logging shown ("Resumed from ... at step K of N").
+TFBERT = ("import logging, sys; logging.basicConfig(level=logging.INFO, format='%(message)s'); "
+          "from tfbert.cli import main; sys.exit(main(sys.argv[1:]))")
+
+
+@dataclasses.dataclass
+class Ended:
+    """How a child ended: its exit status (minus the signal's number when a signal killed it) and its output."""
+
+    status: int
+    stdout: str
+    stderr: str
+
+    @property
+    def last_line(self) -> str:
+        """The last line of stderr ('' when it wrote none)."""
+        lines = self.stderr.strip().splitlines()
+        return lines[-1] if lines else ""
+
+
+class Child(subprocess.Popen):
+    """A `tfbert` child whose stdout and stderr go to temporary files, read by `ended()`."""
+
+    def ended(self, timeout_s: float = 600) -> Ended:
+        """Waits for the child; its status and output."""
+        status = self.wait(timeout=timeout_s)
+        outputs = []
+        for file in (self.stdout_file, self.stderr_file):
+            file.seek(0)
+            outputs.append(file.read())
+            file.close()
+        return Ended(status, *outputs)
+
+
+def start_tfbert(argv: Sequence[str]) -> Child:
+    """`tfbert ARGV` started in a new Python process."""
+    stdout_file = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+    stderr_file = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+    child = Child([sys.executable, "-c", TFBERT, *map(str, argv)], stdout=stdout_file, stderr=stderr_file)
+    child.stdout_file, child.stderr_file = stdout_file, stderr_file
+    return child
+
+
+def run_tfbert(argv: Sequence[str], timeout_s: float = 600) -> Ended:
+    """`tfbert ARGV` in a new Python process, to its end."""
+    return start_tfbert(argv).ended(timeout_s)
+
+
+def signal_when(child: Child, ready: Callable[[], bool], signal_number: int, deadline_s: float = 600) -> Ended:
+    """Sends `signal_number` to `child` as soon as `ready()` holds; how it ended. Fails if it ends first."""
+    start = time.monotonic()
+    while not ready():
+        if child.poll() is not None:
+            ended = child.ended()
+            raise AssertionError(f"the command ended (status {ended.status}) before it could be signalled: "
+                                 f"{ended.stderr[-3000:]}")
+        assert time.monotonic() - start < deadline_s, "no progress to interrupt"
+        time.sleep(0.002)
+    child.send_signal(signal_number)
+    return child.ended(deadline_s)

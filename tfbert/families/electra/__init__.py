@@ -1,0 +1,1 @@
+"""ELECTRA: `spec` (its `ArchitectureSpec`), `formats` (its checkpoint formats), `models` (its Keras pretraining models)."""

@@ -8,6 +8,8 @@ Imports under `if TYPE_CHECKING:` are left out (they never run); imports inside 
 
 import ast
 import graphlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,3 +142,18 @@ def test_family_models_import_only_keras_config_architectures_models_and_familie
     offending = [other for other in tfbert_imports(name) if not any(in_layer(other, layer) for layer in allowed)]
     offending += [other for other in IMPORTS[name] if other.split(".")[0] in ("tensorflow", "tf_keras")]
     assert not offending, f"{name} imports {offending}"
+
+
+def test_a_family_spec_imported_first_loads_without_keras_and_is_the_registered_one():
+    """The registry imports the built-in specs on first use, so a spec imported before it (which imports
+    `tfbert.architectures.spec`) meets no half-built module at run time."""
+    script = """
+import sys
+from tfbert.families.xlmr.spec import SPEC
+from tfbert import architectures
+assert architectures.get("xlmr") is SPEC and architectures.get("roberta").name == "roberta"
+print(sorted(name for name in ("keras", "tensorflow", "tfbert.models") if name in sys.modules))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]"

@@ -402,8 +402,8 @@ def configs_of(architecture: str) -> list[str]:
     """Names of the shipped configs whose `architecture` is `architecture` (a family's configs).
 
     Example:
-        >>> configs_of("roberta")
-        ['roberta_base', 'roberta_large', 'roberta_tiny']
+        >>> ", ".join(configs_of("roberta"))
+        'roberta_base, roberta_large, roberta_tiny'
     """
     folder = importlib.resources.files("tfbert.configs")
     return [name for name in available_configs()

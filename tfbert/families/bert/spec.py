@@ -4,8 +4,8 @@ The spec is plain data (`tfbert.architectures.ArchitectureSpec`); the checkpoint
 `tfbert.families.bert.formats`, the shared Hugging Face, TF1 and keras-hub layouts most families build on.
 
 Example:
-    >>> SPEC.default_objectives, sorted(SPEC.formats)
-    (('mlm', 'nsp'), ['huggingface', 'keras_hub', 'tf1'])
+    >>> SPEC.default_objectives, tuple(SPEC.formats)
+    (('mlm', 'nsp'), ('huggingface', 'tf1', 'keras_hub'))
 """
 
 from __future__ import annotations

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from tfbert.families.bert.formats import (GOOGLE_BERT_ACTIVATIONS, embedding_weights, google_bert_head_weights,
-                                       google_embedding_weights, google_pooler_weights, pooler_classifier_weights, keras_hub_block_names,
-                                       keras_hub_embedding_weights, keras_hub_pooler_weights, read_bert_fields,
-                                       read_google_fields, read_keras_hub_fields, write_bert_fields,
-                                       write_google_fields, write_keras_hub_fields)
 from tfbert.architectures.spec import Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
 from tfbert.convert import weights
+from tfbert.families.bert.formats import (GOOGLE_BERT_ACTIVATIONS, embedding_weights, google_bert_head_weights,
+                                          google_embedding_weights, google_pooler_weights, keras_hub_block_names,
+                                          keras_hub_embedding_weights, keras_hub_pooler_weights,
+                                          pooler_classifier_weights, read_bert_fields, read_google_fields,
+                                          read_keras_hub_fields, write_bert_fields, write_google_fields,
+                                          write_keras_hub_fields)
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig

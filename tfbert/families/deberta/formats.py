@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.spec import Assignment, HuggingFaceFormat
-from tfbert.families.bert.formats import HF_ACTIVATIONS, bert_head_weights, read_bert_fields, write_bert_fields
 from tfbert.convert import weights
+from tfbert.families.bert.formats import HF_ACTIVATIONS, bert_head_weights, read_bert_fields, write_bert_fields
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig

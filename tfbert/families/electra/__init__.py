@@ -1,1 +1,2 @@
-"""ELECTRA: `spec` (its `ArchitectureSpec`), `formats` (its checkpoint formats), `models` (its Keras pretraining models)."""
+"""ELECTRA: `spec` (its `ArchitectureSpec`), `formats` (its checkpoint formats),
+`models` (its Keras pretraining models)."""

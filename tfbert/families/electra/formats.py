@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from tfbert.families.bert.formats import (embedding_weights,
-                                       google_embedding_weights, google_layer_weights, keras_hub_embedding_weights,
-                                       keras_hub_layer_weights, keras_hub_pooler_weights, layer_weights, pooler_weights,
-                                       read_bert_fields, read_google_fields, read_keras_hub_fields, write_bert_fields,
-                                       write_google_fields, write_keras_hub_fields)
 from tfbert.architectures.spec import Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
 from tfbert.convert import weights
+from tfbert.families.bert.formats import (embedding_weights, google_embedding_weights, google_layer_weights,
+                                          keras_hub_embedding_weights, keras_hub_layer_weights,
+                                          keras_hub_pooler_weights, layer_weights, pooler_weights, read_bert_fields,
+                                          read_google_fields, read_keras_hub_fields, write_bert_fields,
+                                          write_google_fields, write_keras_hub_fields)
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig

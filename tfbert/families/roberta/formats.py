@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import numpy as np
 
-from tfbert.families.bert.formats import (bert_layout, embedding_weights, keras_hub_layer_weights, layer_weights,
-                                       read_bert_fields, read_keras_hub_fields, write_keras_hub_fields)
 from tfbert.architectures.spec import Assignment, KerasHubFormat
 from tfbert.convert import weights
+from tfbert.families.bert.formats import (bert_layout, embedding_weights, keras_hub_layer_weights, layer_weights,
+                                          read_bert_fields, read_keras_hub_fields, write_keras_hub_fields)
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig

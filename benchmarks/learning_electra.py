@@ -33,7 +33,7 @@ from assets import asset  # noqa: E402
 from tiny_recipes import tiny_electra  # noqa: E402
 from tfbert.config import load_config, scaled_generator  # noqa: E402
 from tfbert.convert.huggingface import config_from_huggingface, load_state_dict, read_state_dict  # noqa: E402
-from tfbert.models.electra import ElectraPretrainingModel  # noqa: E402
+from tfbert.families.electra.models import ElectraPretrainingModel  # noqa: E402
 from tfbert.text import WordPieceTokenizer  # noqa: E402
 
 DISCRIMINATORS = ("tiny", "minilm", "minilm-random")

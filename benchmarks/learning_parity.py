@@ -159,7 +159,7 @@ def tfbert_model(config, family_name: str, seed: int) -> keras.Model:
     keras.utils.set_random_seed(seed)
     spec = architectures.get(config.architecture)
     if family_name == "electra":
-        from tfbert.models.electra import ElectraPretrainingModel
+        from tfbert.families.electra.models import ElectraPretrainingModel
 
         return ElectraPretrainingModel(config, seed=seed)
     return spec.pretraining_model(config, spec.default_objectives, seed, None)

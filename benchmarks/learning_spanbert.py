@@ -16,7 +16,7 @@ from __future__ import annotations
 from learning_common import BibleRun, bible_arguments, table  # noqa: E402
 
 from tiny_recipes import tiny_spanbert  # noqa: E402
-from tfbert.models.spanbert import SpanBertPretrainingModel  # noqa: E402
+from tfbert.families.spanbert.models import SpanBertPretrainingModel  # noqa: E402
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ from tfbert.data import MaskedLMMasker  # noqa: E402
 from tfbert.data.multilingual import split_xlm_batch, tlm_dataset  # noqa: E402
 from tfbert.data.parallel import parallel_text_lines  # noqa: E402
 from tfbert.data.sword import ZTextModule, aligned_verses  # noqa: E402
-from tfbert.models.xlm import XLMPretrainingModel  # noqa: E402
+from tfbert.families.xlm.models import XLMPretrainingModel  # noqa: E402
 from tfbert.text.vocab_training import train_sentencepiece  # noqa: E402
 from tfbert.training.optimization import create_optimizer  # noqa: E402
 from tfbert.training.pretraining import config_for_tokenizer  # noqa: E402

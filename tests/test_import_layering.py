@@ -1,12 +1,15 @@
 """tfbert's import graph, read statically from the source: no cycles, and the documented layers.
 
-`config` reads the architecture registry; the architecture specs import no config, no model and no
-TensorFlow or Keras; models import Keras, `tfbert.config`, `tfbert.architectures` and each other only.
+`config` reads the architecture registry; the registry, the family specs (`tfbert/families/<name>/spec.py`)
+and their checkpoint formats import no config, no model and no TensorFlow or Keras; generic models import
+Keras, `tfbert.config`, `tfbert.architectures` and each other only; a family's models add the families.
 Imports under `if TYPE_CHECKING:` are left out (they never run); imports inside functions count.
 """
 
 import ast
 import graphlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,23 +83,77 @@ def test_a_cycle_is_found_when_there_is_one():
         tuple(graphlib.TopologicalSorter(graph).static_order())
 
 
-@pytest.mark.parametrize("name", sorted(name for name in MODULES
-                                        if name == "tfbert.config" or in_layer(name, "tfbert.architectures")))
-def test_config_and_architectures_import_no_tensorflow_keras_or_models(name):
-    forbidden = [other for other in IMPORTS[name]
-                 if other.split(".")[0] in ("tensorflow", "keras", "tf_keras") or in_layer(other, "tfbert.models")]
+def is_family_part(name: str, part: str) -> bool:
+    """Whether `name` is `tfbert.families.<family>.<part>`."""
+    pieces = name.split(".")
+    return len(pieces) == 4 and pieces[:2] == ["tfbert", "families"] and pieces[3] == part
+
+
+FAMILY_MODULES = sorted(name for name in MODULES if in_layer(name, "tfbert.families"))
+# The registry and the data of every family: what `tfbert.config` may read without building a model.
+SPEC_LAYER = sorted(name for name in MODULES if in_layer(name, "tfbert.architectures")
+                    or name in ("tfbert.families", *(n for n in FAMILY_MODULES if not is_family_part(n, "models"))))
+
+
+def imports_model_code(other: str) -> bool:
+    return (other.split(".")[0] in ("tensorflow", "keras", "tf_keras") or in_layer(other, "tfbert.models")
+            or is_family_part(other, "models"))
+
+
+def test_every_family_has_a_spec_and_formats():
+    families = {name.split(".")[2] for name in FAMILY_MODULES if name != "tfbert.families"}
+    assert families >= {"bert", "albert", "roberta", "electra", "spanbert", "xlm", "xlmr", "deberta"}
+    missing = [f"{family}.{part}" for family in sorted(families) for part in ("spec", "formats")
+               if f"tfbert.families.{family}.{part}" not in MODULES]
+    assert not missing
+
+
+@pytest.mark.parametrize("name", ["tfbert.config", *SPEC_LAYER])
+def test_config_specs_and_formats_import_no_tensorflow_keras_or_models(name):
+    forbidden = [other for other in IMPORTS[name] if imports_model_code(other)]
     assert not forbidden, f"{name} imports {forbidden}"
 
 
-def test_architectures_import_no_config():
+def test_specs_and_formats_import_no_config():
     offending = {name: sorted(other for other in tfbert_imports(name) if other == "tfbert.config")
-                 for name in MODULES if in_layer(name, "tfbert.architectures")}
+                 for name in SPEC_LAYER}
     assert not {name: found for name, found in offending.items() if found}
+
+
+@pytest.mark.parametrize("name", [name for name in FAMILY_MODULES if is_family_part(name, "spec")])
+def test_a_family_spec_imports_only_specs_and_formats(name):
+    allowed = ("tfbert.architectures.spec",)
+    offending = [other for other in tfbert_imports(name)
+                 if other not in allowed and not is_family_part(other, "spec") and not is_family_part(other, "formats")]
+    assert not offending, f"{name} imports {offending}"
 
 
 @pytest.mark.parametrize("name", sorted(name for name in MODULES if in_layer(name, "tfbert.models")))
 def test_models_import_only_keras_config_and_architectures(name):
-    allowed = ("tfbert.models", "tfbert.config", "tfbert.architectures")
+    allowed = ("tfbert.models", "tfbert.config", "tfbert.architectures", "tfbert._lazy")
     offending = [other for other in tfbert_imports(name) if not any(in_layer(other, layer) for layer in allowed)]
     offending += [other for other in IMPORTS[name] if other.split(".")[0] in ("tensorflow", "tf_keras")]
     assert not offending, f"{name} imports {offending}"
+
+
+@pytest.mark.parametrize("name", [name for name in FAMILY_MODULES if is_family_part(name, "models")])
+def test_family_models_import_only_keras_config_architectures_models_and_families(name):
+    allowed = ("tfbert.models", "tfbert.config", "tfbert.architectures", "tfbert.families")
+    offending = [other for other in tfbert_imports(name) if not any(in_layer(other, layer) for layer in allowed)]
+    offending += [other for other in IMPORTS[name] if other.split(".")[0] in ("tensorflow", "tf_keras")]
+    assert not offending, f"{name} imports {offending}"
+
+
+def test_a_family_spec_imported_first_loads_without_keras_and_is_the_registered_one():
+    """The registry imports the built-in specs on first use, so a spec imported before it (which imports
+    `tfbert.architectures.spec`) meets no half-built module at run time."""
+    script = """
+import sys
+from tfbert.families.xlmr.spec import SPEC
+from tfbert import architectures
+assert architectures.get("xlmr") is SPEC and architectures.get("roberta").name == "roberta"
+print(sorted(name for name in ("keras", "tensorflow", "tfbert.models") if name in sys.modules))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]"

@@ -398,6 +398,19 @@ def available_configs() -> list[str]:
     return sorted(entry.name[: -len(".yaml")] for entry in folder.iterdir() if entry.name.endswith(".yaml"))
 
 
+def configs_of(architecture: str) -> list[str]:
+    """Names of the shipped configs whose `architecture` is `architecture` (a family's configs).
+
+    Example:
+        >>> ", ".join(configs_of("roberta"))
+        'roberta_base, roberta_large, roberta_tiny'
+    """
+    folder = importlib.resources.files("tfbert.configs")
+    return [name for name in available_configs()
+            if (yaml.safe_load((folder / f"{name}.yaml").read_text(encoding="utf-8")) or {}).get("architecture")
+            == architecture]
+
+
 def _yaml_problem(error: yaml.YAMLError) -> str:
     """PyYAML's error in one line: the problem and where (its own text spans several lines with a caret)."""
     problem, mark = getattr(error, "problem", None), getattr(error, "problem_mark", None)

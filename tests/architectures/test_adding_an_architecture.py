@@ -1,4 +1,4 @@
-"""A family defined outside tfbert (tests/architectures/mybert.py), registered: configs, the command line,
+"""A family defined outside tfbert (the package tests/architectures/mybert/), registered: configs, the command line,
 Hugging Face conversion and export all read it from the registry, with no other code changed."""
 
 import json
@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from mybert import SPEC
+from mybert.spec import SPEC
 from tfbert import architectures
 from tfbert.cli import main
 from tfbert.config import ModelConfig, load_config

@@ -217,7 +217,7 @@ def test_the_command_asks_for_what_the_model_does_not_say_and_refuses_an_existin
 
 def test_a_spanbert_pretraining_model_is_written_as_bert_for_masked_lm(tmp_path):
     from tfbert.config import ModelConfig
-    from tfbert.models.spanbert import SpanBertPretrainingModel
+    from tfbert.families.spanbert.models import SpanBertPretrainingModel
 
     model = SpanBertPretrainingModel(ModelConfig(architecture="spanbert", encoder=_encoder_config("spanbert")))
     ids, mask, segments = _batch(3)

@@ -3,10 +3,10 @@
 import numpy as np
 
 from tfbert.config import EncoderConfig, ModelConfig, scaled_generator
-from tfbert.models.electra import ElectraPretrainingModel
-from tfbert.models.spanbert import SpanBertPretrainingModel
-from tfbert.models.xlm import XLMPretrainingModel
-from tfbert.models.xlmr import XLMRobertaPretrainingModel
+from tfbert.families.electra.models import ElectraPretrainingModel
+from tfbert.families.spanbert.models import SpanBertPretrainingModel
+from tfbert.families.xlm.models import XLMPretrainingModel
+from tfbert.families.xlmr.models import XLMRobertaPretrainingModel
 
 ARCHITECTURES = ("electra", "spanbert", "xlm", "xlmr")
 SMALL = dict(vocab_size=120, hidden_size=32, num_layers=2, num_heads=4, intermediate_size=48, max_positions=64)

@@ -8,7 +8,7 @@ import tensorflow as tf
 from model_fixtures import pretraining_batch
 from tfbert import architectures
 from tfbert.config import ModelConfig
-from tfbert.models.deberta import DebertaRTDModel
+from tfbert.families.deberta.models import DebertaRTDModel
 from tfbert.models.objectives import replica_share_of_mean
 
 ENCODER = dict(vocab_size=120, hidden_size=32, num_layers=2, num_heads=4, intermediate_size=48, max_positions=64,

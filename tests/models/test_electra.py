@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from tfbert.config import EncoderConfig, ModelConfig, scaled_generator
-from tfbert.models.electra import ElectraPretrainingModel, replace_at_positions, replaced_token_labels
+from tfbert.families.electra.models import ElectraPretrainingModel, replace_at_positions, replaced_token_labels
 from tfbert.models.objectives import replica_share_of_mean
 
 from family_models import batch_for, tiny_config, tiny_model

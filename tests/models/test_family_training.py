@@ -9,7 +9,7 @@ import tensorflow as tf
 from family_models import batch_for, tiny_config, tiny_model
 
 from tfbert.models.objectives import replica_share_of_mean
-from tfbert.models.xlm import XLMPretrainingModel
+from tfbert.families.xlm.models import XLMPretrainingModel
 
 from training.subprocess_runner import TWO_LOGICAL_CPUS, run_python_json
 

@@ -3,7 +3,7 @@
 import pytest
 
 from tfbert.config import load_config
-from tfbert.models.electra import ElectraPretrainingModel
+from tfbert.families.electra.models import ElectraPretrainingModel
 
 from test_parameter_counts import huggingface_count
 

@@ -10,8 +10,8 @@ transformers = pytest.importorskip("transformers")
 
 from tfbert.config import EncoderConfig, ModelConfig  # noqa: E402
 from tfbert.convert.huggingface import load_electra, load_huggingface, load_state_dict, read_state_dict  # noqa: E402
-from tfbert.models.spanbert import SpanBertPretrainingModel  # noqa: E402
-from tfbert.models.xlm import XLMPretrainingModel, tlm_position_ids  # noqa: E402
+from tfbert.families.spanbert.models import SpanBertPretrainingModel  # noqa: E402
+from tfbert.families.xlm.models import XLMPretrainingModel, tlm_position_ids  # noqa: E402
 
 TOLERANCE = 1e-4
 VOCAB = 99

@@ -1,8 +1,8 @@
-"""Architecture families, one file each, and the registry every part of tfbert reads.
+"""The registry every part of tfbert reads, and what an architecture spec is; the families live in `tfbert.families`.
 
 `get(name)` is the `ArchitectureSpec` of a family (see `tfbert.architectures.spec`); the
-built-in families register when this package is imported. Importing it imports no TensorFlow
-or Keras. A new family is one module that builds a spec and calls `register`
+built-in families (`tfbert/families/<name>/spec.py`) register on first use. Importing this
+package imports no TensorFlow, Keras or family. A new family is a spec passed to `register`
 (docs/adding-an-architecture.md).
 
 Example:
@@ -14,10 +14,8 @@ Example:
 """
 
 from tfbert.architectures.registry import get, model_types, names, register, unregister, with_format
-from tfbert.architectures.spec import ArchitectureSpec, CheckpointFormat, ExampleRecipe, HuggingFaceFormat
+from tfbert.architectures.spec import (MLM_PRETRAINING_MODEL, ArchitectureSpec, CheckpointFormat, ExampleRecipe,
+                                       HuggingFaceFormat, KerasHubFormat, TF1Format)
 
-# The built-in families, in the order `names()` lists them.
-from tfbert.architectures import bert, albert, roberta, electra, spanbert, xlm, xlmr, deberta  # noqa: E402,F401  isort: skip
-
-__all__ = ["ArchitectureSpec", "CheckpointFormat", "ExampleRecipe", "HuggingFaceFormat", "get", "model_types", "names",
-           "register", "unregister", "with_format"]
+__all__ = ["MLM_PRETRAINING_MODEL", "ArchitectureSpec", "CheckpointFormat", "ExampleRecipe", "HuggingFaceFormat",
+           "KerasHubFormat", "TF1Format", "get", "model_types", "names", "register", "unregister", "with_format"]

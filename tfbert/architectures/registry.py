@@ -11,16 +11,32 @@ Example:
 
 from __future__ import annotations
 
+import importlib
+
 from tfbert.architectures.spec import ArchitectureSpec
 
+# The built-in families, in the order `names()` lists them: `tfbert.families.<name>.spec` holds each `SPEC`.
+BUILT_IN = ("bert", "albert", "roberta", "electra", "spanbert", "xlm", "xlmr", "deberta")
 _SPECS: dict[str, ArchitectureSpec] = {}
+
+
+def _specs() -> dict[str, ArchitectureSpec]:
+    """The registered specs, the built-in families' imported on first use.
+
+    Imported here, not when this package is, so that a family's `spec` module may import
+    `tfbert.architectures.spec` without a cycle at run time.
+    """
+    if not _SPECS:
+        for name in BUILT_IN:
+            _SPECS[name] = importlib.import_module(f"tfbert.families.{name}.spec").SPEC
+    return _SPECS
 
 
 def register(spec: ArchitectureSpec, *, replace: bool = False) -> ArchitectureSpec:
     """Adds `spec` under `spec.name` (a `ValueError` if the name is taken, unless `replace`); returns it."""
     if not isinstance(spec, ArchitectureSpec):
         raise TypeError(f"register takes an ArchitectureSpec, got {type(spec).__name__}")
-    if spec.name in _SPECS and not replace:
+    if spec.name in _specs() and not replace:
         raise ValueError(f"architecture {spec.name!r} is already registered; pass replace=True to replace it")
     _SPECS[spec.name] = spec
     return spec
@@ -35,14 +51,14 @@ def unregister(name: str) -> None:
 def get(name: str) -> ArchitectureSpec:
     """The spec of architecture `name`; `ValueError` listing the known names for any other."""
     try:
-        return _SPECS[name]
+        return _specs()[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown architecture {name!r}; known: {', '.join(_SPECS)}") from None
+        raise ValueError(f"unknown architecture {name!r}; known: {', '.join(_specs())}") from None
 
 
 def names() -> tuple[str, ...]:
     """Every registered architecture, in registration order (the built-in families first)."""
-    return tuple(_SPECS)
+    return tuple(_specs())
 
 
 def with_format(format_name: str, model_type: str) -> ArchitectureSpec:
@@ -52,7 +68,7 @@ def with_format(format_name: str, model_type: str) -> ArchitectureSpec:
         >>> with_format("huggingface", "xlm-roberta").name
         'xlmr'
     """
-    for spec in _SPECS.values():
+    for spec in _specs().values():
         entry = spec.formats.get(format_name)
         if entry is not None and entry.reads and entry.model_type == model_type:
             return spec
@@ -62,6 +78,6 @@ def with_format(format_name: str, model_type: str) -> ArchitectureSpec:
 
 def model_types(format_name: str) -> tuple[str, ...]:
     """The `model_type`s of `format_name` checkpoints that load as some registered family."""
-    return tuple(spec.formats[format_name].model_type for spec in _SPECS.values()
+    return tuple(spec.formats[format_name].model_type for spec in _specs().values()
                  if format_name in spec.formats and spec.formats[format_name].reads)
 

@@ -32,6 +32,9 @@ EXAMPLE_SOURCES = ("documents", "multilingual")
 # The encoder activations tfbert implements (`tfbert.models.activations`); `EncoderConfig` checks them.
 ACTIVATIONS = ("gelu", "gelu_new", "relu", "silu", "tanh")
 
+# The factory of the generic `PretrainingModel` (MLM plus, when asked, NSP or SOP), for the families it pretrains.
+MLM_PRETRAINING_MODEL = "tfbert.models.pretraining:build_pretraining_model"
+
 # (tfbert variable, checkpoint tensor names, function of those arrays giving the variable's value)
 Assignment = tuple[Any, tuple[str, ...], Callable[..., Any]]
 # build_pretraining_model(config, objectives, seed, dtype) -> keras.Model, or its "module:function" name
@@ -170,7 +173,7 @@ class ArchitectureSpec:
         optimizer: the `tfbert.training.optimization` recipe of the paper.
         pretraining_model: `factory(config, objectives, seed, dtype)` building the
             pretraining model, or its name `"module:function"` (the built-in families'
-            factories live beside their model classes, `tfbert.models.<family>`).
+            factories live beside their model classes, `tfbert.families.<family>.models`).
         pretraining_models: names of the Keras classes that pretrain this family; each
             class accepts only configs whose spec lists it (`check_model_class`).
         export_tasks: serving tasks its pretraining model exports as (`fill_mask`);

@@ -1,7 +1,7 @@
 """Checkpoints of other libraries in and out: `load_huggingface`, `load_electra`, `config_from_huggingface`,
 `huggingface_config` (`tfbert.convert.huggingface`), imported on first use.
 
-The weight-name maps live with each family (`tfbert/architectures/<family>.py`); the layouts they
+The weight-name maps live with each family (`tfbert/families/<family>/formats.py`); the layouts they
 share (dense, LayerNorm, fused QKV, a BERT-style block) in `tfbert.convert.weights`.
 
 Example:

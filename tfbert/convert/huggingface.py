@@ -31,11 +31,13 @@ import keras
 import numpy as np
 
 from tfbert import architectures
-from tfbert.architectures import ArchitectureSpec, HuggingFaceFormat, electra
+from tfbert.architectures import ArchitectureSpec, HuggingFaceFormat
 from tfbert.architectures.spec import Assignment
 from tfbert.convert import weights
 from tfbert.config import EncoderConfig, ModelConfig
-from tfbert.models.electra import ElectraPretrainingModel
+from tfbert.families.electra import formats as electra
+from tfbert.families.electra.models import ElectraPretrainingModel
+from tfbert.families.electra.spec import SPEC as ELECTRA
 from tfbert.models.encoder import Encoder
 
 FORMAT = "huggingface"
@@ -271,10 +273,10 @@ def load_electra(
     configs = {}
     for role, folder in folders.items():
         configs[role] = _read_model_config(folder)[1]
-        if configs[role].architecture != electra.SPEC.name:
+        if configs[role].architecture != ELECTRA.name:
             raise ValueError(f"{role} checkpoint {str(folder)!r} is {configs[role].architecture!r}, not ELECTRA")
     config = ModelConfig(
-        architecture=electra.SPEC.name,
+        architecture=ELECTRA.name,
         encoder=configs["discriminator"].encoder,
         generator=configs["generator"].encoder,
         description=f"converted from Hugging Face ELECTRA {folders['discriminator'].name} + {folders['generator'].name}",
@@ -291,16 +293,16 @@ def load_electra(
 def _load_discriminator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
     """The discriminator's encoder (with the shared embeddings) and head; returns the unused names."""
     state = _with_legacy_names(read_state_dict(folder))
-    prefix = _prefix(state, electra.SPEC.name)
+    prefix = _prefix(state, ELECTRA.name)
     assignments = [*electra.electra_encoder_weights(model.discriminator, prefix),
                    *electra.discriminator_head_weights(model)]
-    return _unused(state, _copy_weights(assignments, state, prefix, folder), electra.SPEC.name)
+    return _unused(state, _copy_weights(assignments, state, prefix, folder), ELECTRA.name)
 
 
 def _load_generator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
     """The generator's layers and head; its embeddings are the discriminator's, compared with a warning."""
     state = _with_legacy_names(read_state_dict(folder))
-    prefix = _prefix(state, electra.SPEC.name)
+    prefix = _prefix(state, ELECTRA.name)
     assignments = [*electra.electra_encoder_weights(model.generator, prefix, embeddings=False),
                    *electra.generator_head_weights(model)]
     used = _copy_weights(assignments, state, prefix, folder)
@@ -316,4 +318,4 @@ def _load_generator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
             f"({', '.join(differing)}); tfbert's ELECTRA shares one set and keeps the discriminator's",
             stacklevel=3,
         )
-    return _unused(state, used, electra.SPEC.name)
+    return _unused(state, used, ELECTRA.name)

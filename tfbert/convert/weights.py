@@ -1,7 +1,7 @@
 """Weight-name layouts that checkpoint formats share: dense, LayerNorm, fused QKV, a BERT-style block.
 
 Each helper yields assignments `(tfbert variable, checkpoint names, function of those arrays)`;
-a family's weight-name map (in `tfbert/architectures/<family>.py`) is a chain of them, and the
+a family's weight-name map (in `tfbert/families/<family>/formats.py`) is a chain of them, and the
 converters copy every assignment from a mapping of checkpoint names to arrays (`copy_weights`).
 A `Layout` says how one format names and stores a dense layer and a LayerNorm: PyTorch stores
 dense kernels as `[out, in]` (`name.weight`, transposed here), TensorFlow as `[in, out]`

@@ -1,19 +1,22 @@
-"""ALBERT (Lan et al. 2020, https://arxiv.org/abs/1909.11942): shared layers, factorized embeddings, MLM + SOP."""
+"""ALBERT's checkpoint formats: shared layer groups, the E -> H embedding mapping, the SOP head.
+
+Example:
+    >>> HUGGINGFACE.pretraining_class, KERAS_HUB.backbone_class
+    ('AlbertForPreTraining', 'AlbertBackbone')
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from tfbert.architectures.bert import (GOOGLE_BERT_ACTIVATIONS, MLM_PRETRAINING_MODEL,
-                                       embedding_weights, google_bert_head_weights,
-                                       google_embedding_weights, google_pooler_weights, pooler_classifier_weights, keras_hub_block_names,
-                                       keras_hub_embedding_weights, keras_hub_pooler_weights, read_bert_fields,
-                                       read_google_fields, read_keras_hub_fields, write_bert_fields,
-                                       write_google_fields, write_keras_hub_fields)
-from tfbert.architectures.registry import register
-from tfbert.architectures.spec import (ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat, KerasHubFormat,
-                                       TF1Format)
+from tfbert.architectures.spec import Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
 from tfbert.convert import weights
+from tfbert.families.bert.formats import (GOOGLE_BERT_ACTIVATIONS, embedding_weights, google_bert_head_weights,
+                                          google_embedding_weights, google_pooler_weights, keras_hub_block_names,
+                                          keras_hub_embedding_weights, keras_hub_pooler_weights,
+                                          pooler_classifier_weights, read_bert_fields, read_google_fields,
+                                          read_keras_hub_fields, write_bert_fields, write_google_fields,
+                                          write_keras_hub_fields)
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig
@@ -142,43 +145,32 @@ def keras_hub_albert_encoder_weights(encoder, prefix: str = "", embeddings: bool
     yield from keras_hub_pooler_weights(encoder, prefix)
 
 
-SPEC = register(ArchitectureSpec(
-    name="albert",
-    summary="ALBERT: cross-layer sharing, factorized embeddings, masked-LM (n-grams) + sentence order, SentencePiece",
-    tokenizer="sentencepiece",
-    packing_style="bert",
-    encoder_defaults={"sharing": "all", "embedding_size": 128},
-    objectives=("mlm", "sop"),
-    default_objectives=("mlm", "sop"),
-    objective_sets={"mlm": ("mlm",), "mlm,sop": ("mlm", "sop")},
-    examples=ExampleRecipe("sop", masking_unit="ngram", data_label="sentence_order_labels", model_label="sop_labels"),
-    pretraining_model=MLM_PRETRAINING_MODEL,
-    pretraining_models=("PretrainingModel",),
-    optimizer="albert",
-    export_tasks=("fill_mask",),
-    formats={"huggingface": HuggingFaceFormat(
-        model_type="albert",
-        prefix="albert",
-        read_config=read_albert_config,
-        write_config=write_albert_config,
-        encoder_weights=albert_encoder_weights,
-        head_weights=albert_head_weights,
-        class_prefix="Albert",
-        pretraining_class="AlbertForPreTraining",
-        classifier_weights=pooler_classifier_weights("albert", albert_encoder_weights),
-    ), "tf1": TF1Format(
-        marker="bert/encoder/transformer/group_0/inner_group_0/attention_1/self/query/kernel",
-        prefix="bert/",
-        config_file="albert_config.json",
-        read_config=read_google_albert_config,
-        write_config=write_google_albert_config,
-        encoder_weights=google_albert_encoder_weights,
-        head_weights=google_bert_head_weights,
-        lowercase=True,
-    ), "keras_hub": KerasHubFormat(
-        backbone_class="AlbertBackbone",
-        read_config=read_keras_hub_albert_config,
-        write_config=write_keras_hub_albert_config,
-        encoder_weights=keras_hub_albert_encoder_weights,
-    )},
-))
+HUGGINGFACE = HuggingFaceFormat(
+    model_type="albert",
+    prefix="albert",
+    read_config=read_albert_config,
+    write_config=write_albert_config,
+    encoder_weights=albert_encoder_weights,
+    head_weights=albert_head_weights,
+    class_prefix="Albert",
+    pretraining_class="AlbertForPreTraining",
+    classifier_weights=pooler_classifier_weights("albert", albert_encoder_weights),
+)
+
+TF1 = TF1Format(
+    marker="bert/encoder/transformer/group_0/inner_group_0/attention_1/self/query/kernel",
+    prefix="bert/",
+    config_file="albert_config.json",
+    read_config=read_google_albert_config,
+    write_config=write_google_albert_config,
+    encoder_weights=google_albert_encoder_weights,
+    head_weights=google_bert_head_weights,
+    lowercase=True,
+)
+
+KERAS_HUB = KerasHubFormat(
+    backbone_class="AlbertBackbone",
+    read_config=read_keras_hub_albert_config,
+    write_config=write_keras_hub_albert_config,
+    encoder_weights=keras_hub_albert_encoder_weights,
+)

@@ -1,23 +1,21 @@
-"""ELECTRA (Clark et al. 2020, https://arxiv.org/abs/2003.10555): a generator's MLM, a discriminator's RTD.
+"""ELECTRA's checkpoint formats: Hugging Face's two checkpoints, Google's hparams, keras-hub's backbone.
 
-A config holds the discriminator (`encoder`) and the generator (`generator`), which share the
-embedding layer. Hugging Face stores them as two checkpoints, loaded together by
-`tfbert.convert.huggingface.load_electra`.
+Example:
+    >>> TF1.config_file, HUGGINGFACE.pretraining_checkpoints is not None
+    ('hparams.json', True)
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from tfbert.architectures.bert import (embedding_weights,
-                                       google_embedding_weights, google_layer_weights, keras_hub_embedding_weights,
-                                       keras_hub_layer_weights, keras_hub_pooler_weights, layer_weights, pooler_weights,
-                                       read_bert_fields, read_google_fields, read_keras_hub_fields, write_bert_fields,
-                                       write_google_fields, write_keras_hub_fields)
-from tfbert.architectures.registry import register
-from tfbert.architectures.spec import (ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat, KerasHubFormat,
-                                       TF1Format)
+from tfbert.architectures.spec import Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
 from tfbert.convert import weights
+from tfbert.families.bert.formats import (embedding_weights, google_embedding_weights, google_layer_weights,
+                                          keras_hub_embedding_weights, keras_hub_layer_weights,
+                                          keras_hub_pooler_weights, layer_weights, pooler_weights, read_bert_fields,
+                                          read_google_fields, read_keras_hub_fields, write_bert_fields,
+                                          write_google_fields, write_keras_hub_fields)
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig
@@ -198,48 +196,36 @@ def keras_hub_electra_encoder_weights(encoder, prefix: str = "", embeddings: boo
     yield from keras_hub_pooler_weights(encoder, prefix)
 
 
-SPEC = register(ArchitectureSpec(
-    name="electra",
-    summary="ELECTRA: generator masked-LM + discriminator replaced-token detection, WordPiece",
-    tokenizer="wordpiece",
-    packing_style="bert",
-    encoder_defaults={"pooler": False},
-    generator=True,
-    objectives=("mlm", "rtd"),
-    default_objectives=("mlm", "rtd"),
-    objective_sets={"rtd": ("mlm", "rtd"), "mlm,rtd": ("mlm", "rtd")},
-    # Consecutive segments (90% split in two at a sentence boundary), token masking.
-    examples=ExampleRecipe("electra_segments"),
-    pretraining_model="tfbert.models.electra:build_electra_pretraining_model",
-    pretraining_models=("ElectraPretrainingModel",),
-    optimizer="electra",
-    formats={"huggingface": HuggingFaceFormat(
-        model_type="electra",
-        prefix="electra",
-        read_config=read_electra_config,
-        write_config=write_electra_config,
-        encoder_weights=electra_encoder_weights,
-        no_heads="an ELECTRA checkpoint holds either the generator or the discriminator; load both into one "
-                 "pretraining model with load_electra(discriminator_folder, generator_folder), or pass heads=False",
-        ignored_suffixes=("generator_lm_head.weight",),
-        class_prefix="Electra",
-        pretraining_checkpoints=electra_checkpoints,
-    ), "tf1": TF1Format(
-        marker="electra/encoder/layer_0/attention/self/query/kernel",
-        prefix="electra/",
-        config_file="hparams.json",
-        read_config=read_google_electra_config,
-        write_config=write_google_electra_config,
-        encoder_weights=google_electra_encoder_weights,
-        head_weights=google_electra_head_weights,
-        config_from_shapes=electra_hparams_from_shapes,
-        read_generator=read_google_electra_generator,
-        lowercase=True,
-        head_scopes=("generator/", "generator_predictions/", "discriminator_predictions/"),
-    ), "keras_hub": KerasHubFormat(
-        backbone_class="ElectraBackbone",
-        read_config=read_keras_hub_electra_config,
-        write_config=write_keras_hub_electra_config,
-        encoder_weights=keras_hub_electra_encoder_weights,
-    )},
-))
+HUGGINGFACE = HuggingFaceFormat(
+    model_type="electra",
+    prefix="electra",
+    read_config=read_electra_config,
+    write_config=write_electra_config,
+    encoder_weights=electra_encoder_weights,
+    no_heads="an ELECTRA checkpoint holds either the generator or the discriminator; load both into one "
+             "pretraining model with load_electra(discriminator_folder, generator_folder), or pass heads=False",
+    ignored_suffixes=("generator_lm_head.weight",),
+    class_prefix="Electra",
+    pretraining_checkpoints=electra_checkpoints,
+)
+
+TF1 = TF1Format(
+    marker="electra/encoder/layer_0/attention/self/query/kernel",
+    prefix="electra/",
+    config_file="hparams.json",
+    read_config=read_google_electra_config,
+    write_config=write_google_electra_config,
+    encoder_weights=google_electra_encoder_weights,
+    head_weights=google_electra_head_weights,
+    config_from_shapes=electra_hparams_from_shapes,
+    read_generator=read_google_electra_generator,
+    lowercase=True,
+    head_scopes=("generator/", "generator_predictions/", "discriminator_predictions/"),
+)
+
+KERAS_HUB = KerasHubFormat(
+    backbone_class="ElectraBackbone",
+    read_config=read_keras_hub_electra_config,
+    write_config=write_keras_hub_electra_config,
+    encoder_weights=keras_hub_electra_encoder_weights,
+)

@@ -1,7 +1,8 @@
-"""RoBERTa (Liu et al. 2019, https://arxiv.org/abs/1907.11692): BERT's encoder, MLM on full sentences, byte BPE.
+"""RoBERTa's checkpoint formats (Hugging Face, keras-hub), also XLM-R's under other names.
 
-Positions start past the padding id (`position_offset: pad_id + 1`), there is one segment type,
-and pairs are packed `<s> a </s></s> b </s>`.
+Example:
+    >>> HUGGINGFACE.pretraining_class, HUGGINGFACE.pretraining_pooler
+    ('RobertaForMaskedLM', False)
 """
 
 from __future__ import annotations
@@ -10,11 +11,10 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import numpy as np
 
-from tfbert.architectures.bert import (bert_layout, MLM_PRETRAINING_MODEL, embedding_weights, keras_hub_layer_weights, layer_weights,
-                                       read_bert_fields, read_keras_hub_fields, write_keras_hub_fields)
-from tfbert.architectures.registry import register
-from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, KerasHubFormat
+from tfbert.architectures.spec import Assignment, KerasHubFormat
 from tfbert.convert import weights
+from tfbert.families.bert.formats import (bert_layout, embedding_weights, keras_hub_layer_weights, layer_weights,
+                                          read_bert_fields, read_keras_hub_fields, write_keras_hub_fields)
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig
@@ -111,19 +111,5 @@ def keras_hub_roberta_format(backbone_class: str, tokenizer_ids_match: bool = Tr
     )
 
 
-SPEC = register(ArchitectureSpec(
-    name="roberta",
-    summary="RoBERTa: masked-LM on full sentences, no NSP, byte-level BPE",
-    tokenizer="byte_bpe",
-    packing_style="roberta",
-    encoder_defaults=ROBERTA_ENCODER_DEFAULTS,
-    objectives=("mlm",),
-    default_objectives=("mlm",),
-    examples=ExampleRecipe("full_sentences"),
-    pretraining_model=MLM_PRETRAINING_MODEL,
-    pretraining_models=("PretrainingModel",),
-    optimizer="roberta",
-    export_tasks=("fill_mask",),
-    formats={"huggingface": roberta_format("roberta", "Roberta"),
-             "keras_hub": keras_hub_roberta_format("RobertaBackbone")},
-))
+HUGGINGFACE = roberta_format("roberta", "Roberta")
+KERAS_HUB = keras_hub_roberta_format("RobertaBackbone")

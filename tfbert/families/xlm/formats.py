@@ -1,15 +1,15 @@
-"""XLM (Lample & Conneau 2019, https://arxiv.org/abs/1901.07291): language embeddings, CLM, MLM and TLM.
+"""XLM's Hugging Face format: its own `config.json` names (`emb_dim`, `n_langs`) and weight names.
 
-`tfbert pretrain` reads XLM's data as `tlm:SRC,TGT`, `mlm:A,B,...` or `clm:A,B,...` (one corpus
-per language); a `clm:` run trains the causal objective, the others MLM.
+Example:
+    >>> HUGGINGFACE.class_name("ForQuestionAnswering")
+    'XLMForQuestionAnsweringSimple'
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from tfbert.architectures.registry import register
-from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
+from tfbert.architectures.spec import Assignment, HuggingFaceFormat
 from tfbert.convert import weights
 
 if TYPE_CHECKING:
@@ -92,31 +92,18 @@ def xlm_head_weights(model) -> Iterator[Assignment]:
     yield from weights.tensor(model.get_layer("lm_head").output_bias, "pred_layer.proj.bias")
 
 
-SPEC = register(ArchitectureSpec(
-    name="xlm",
-    summary="XLM: language embeddings; causal LM, masked LM or translation LM on parallel text",
-    tokenizer="sentencepiece",
-    packing_style="roberta",
-    encoder_defaults={"type_vocab_size": 0, "pad_id": 2, "pooler": False},
-    objectives=("mlm", "clm"),
-    default_objectives=("mlm",),
-    objective_sets={"mlm": ("mlm",), "tlm": ("mlm",), "clm": ("clm",)},
-    examples=ExampleRecipe("xlm", source="multilingual"),
-    pretraining_model="tfbert.models.xlm:build_xlm_pretraining_model",
-    pretraining_models=("XLMPretrainingModel",),
-    formats={"huggingface": HuggingFaceFormat(
-        model_type="xlm",
-        prefix="transformer",
-        read_config=read_xlm_config,
-        write_config=write_xlm_config,
-        encoder_weights=xlm_encoder_weights,
-        head_weights=xlm_head_weights,
-        head_objectives=lambda hf: ("clm",) if hf.get("causal") else ("mlm",),
-        head_config=lambda model: {"causal": model.objective == "clm"},
-        class_names={"ForQuestionAnswering": "XLMForQuestionAnsweringSimple"},
-        token_embedding="embeddings.weight",
-        ignored_suffixes=("pred_layer.proj.weight",),
-        class_prefix="XLM",
-        pretraining_class="XLMWithLMHeadModel",
-    )},
-))
+HUGGINGFACE = HuggingFaceFormat(
+    model_type="xlm",
+    prefix="transformer",
+    read_config=read_xlm_config,
+    write_config=write_xlm_config,
+    encoder_weights=xlm_encoder_weights,
+    head_weights=xlm_head_weights,
+    head_objectives=lambda hf: ("clm",) if hf.get("causal") else ("mlm",),
+    head_config=lambda model: {"causal": model.objective == "clm"},
+    class_names={"ForQuestionAnswering": "XLMForQuestionAnsweringSimple"},
+    token_embedding="embeddings.weight",
+    ignored_suffixes=("pred_layer.proj.weight",),
+    class_prefix="XLM",
+    pretraining_class="XLMWithLMHeadModel",
+)

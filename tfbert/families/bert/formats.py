@@ -1,16 +1,18 @@
-"""BERT (Devlin et al. 2019, https://arxiv.org/abs/1810.04805): MLM + next-sentence prediction.
+"""BERT's checkpoint formats (Hugging Face, Google's TF1, keras-hub): config files and weight names.
 
-Also the home of the Hugging Face layout most families share (`config.json` fields, embedding,
-layer and pooler names), which ALBERT, RoBERTa, ELECTRA, SpanBERT and XLM-R build on.
+Also the home of the layouts most families share (`config.json` fields, embedding, layer and
+pooler names), which ALBERT, RoBERTa, ELECTRA, SpanBERT, XLM-R and DeBERTa build on.
+
+Example:
+    >>> HUGGINGFACE.class_name("ForSequenceClassification"), TF1.config_file
+    ('BertForSequenceClassification', 'bert_config.json')
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from tfbert.architectures.registry import register
-from tfbert.architectures.spec import (ACTIVATIONS, ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat,
-                                       KerasHubFormat, TF1Format)
+from tfbert.architectures.spec import ACTIVATIONS, Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
 from tfbert.convert import weights
 
 if TYPE_CHECKING:
@@ -23,10 +25,6 @@ HF_ACTIVATIONS = {
     "gelu_fast": "gelu_new",
     "swish": "silu",
 }
-
-
-# The factory of `PretrainingModel` (MLM plus, when asked, NSP or SOP), for the families it pretrains.
-MLM_PRETRAINING_MODEL = "tfbert.models.pretraining:build_pretraining_model"
 
 
 def read_bert_fields(hf: Mapping[str, Any]) -> dict[str, Any]:
@@ -368,19 +366,3 @@ KERAS_HUB = KerasHubFormat(
     write_config=write_keras_hub_bert_config,
     encoder_weights=keras_hub_bert_encoder_weights,
 )
-
-SPEC = register(ArchitectureSpec(
-    name="bert",
-    summary="BERT: masked-LM + next-sentence prediction, WordPiece",
-    tokenizer="wordpiece",
-    packing_style="bert",
-    objectives=("mlm", "nsp"),
-    default_objectives=("mlm", "nsp"),
-    objective_sets={"mlm": ("mlm",), "mlm,nsp": ("mlm", "nsp")},
-    examples=ExampleRecipe("nsp", data_label="next_sentence_labels", model_label="nsp_labels"),
-    pretraining_model=MLM_PRETRAINING_MODEL,
-    pretraining_models=("PretrainingModel",),
-    optimizer="bert",
-    export_tasks=("fill_mask",),
-    formats={"huggingface": HUGGINGFACE, "tf1": TF1, "keras_hub": KERAS_HUB},
-))

@@ -14,7 +14,7 @@ import keras
 from keras import ops
 
 from tfbert.config import ModelConfig
-from tfbert.models.electra import ElectraPretrainingModel
+from tfbert.families.electra.models import ElectraPretrainingModel
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder, text_embeddings
 from tfbert.models.pretraining import PretrainingModel

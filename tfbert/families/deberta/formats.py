@@ -1,38 +1,20 @@
-"""DeBERTa-v3 (He et al. 2021, https://arxiv.org/abs/2111.09543): disentangled attention, ELECTRA-style RTD.
+"""DeBERTa-v3's Hugging Face format (`deberta-v2`): relative-attention fields and weight names.
 
-The encoder is BERT's post-LN block with `positions: relative`: no absolute position table, the
-content-to-position and position-to-content scores over 256 log buckets of relative distance,
-one LayerNormed relative table shared by all layers, and the content query/key projections
-reused for it (`share_attention_key`). Pretraining is replaced-token detection with
-gradient-disentangled embedding sharing (`tfbert.models.deberta`); `objectives: [mlm]` trains
-a plain masked LM (DeBERTa-v2's recipe). Hugging Face holds it as `model_type: deberta-v2`
-(`DebertaV2Model`, `DebertaV2ForMaskedLM` with its default legacy head names).
+Example:
+    >>> HUGGINGFACE.model_type, HUGGINGFACE.prefix
+    ('deberta-v2', 'deberta')
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from tfbert.architectures.bert import HF_ACTIVATIONS, bert_head_weights, read_bert_fields, write_bert_fields
-from tfbert.architectures.registry import register
-from tfbert.architectures.spec import ArchitectureSpec, Assignment, ExampleRecipe, HuggingFaceFormat
+from tfbert.architectures.spec import Assignment, HuggingFaceFormat
 from tfbert.convert import weights
+from tfbert.families.bert.formats import HF_ACTIVATIONS, bert_head_weights, read_bert_fields, write_bert_fields
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig
-
-# What a DeBERTa-v3 `encoder:` mapping gets unless it says otherwise (the released configs).
-DEBERTA_DEFAULTS = {"positions": "relative", "position_buckets": 256, "max_relative_positions": 0,
-                    "share_attention_key": True, "type_vocab_size": 0, "layer_norm_epsilon": 1e-7, "pooler": False}
-
-
-def validate_deberta(config) -> None:
-    """Relative positions in the encoder (and generator)."""
-    for role, encoder in (("encoder", config.encoder), ("generator", config.generator)):
-        if encoder is not None and encoder.positions != "relative":
-            raise ValueError(f"invalid config field '{role}.positions': got {encoder.positions!r}; DeBERTa's "
-                             "attention is relative (positions: relative)")
-
 
 def _listed(value: Any) -> set[str]:
     """`pos_att_type` as a set: HF writes `["p2c", "c2p"]` or `"p2c|c2p"`."""
@@ -122,29 +104,12 @@ def deberta_head_weights(model) -> Iterator[Assignment]:
     yield from bert_head_weights(model)
 
 
-SPEC = register(ArchitectureSpec(
-    name="deberta",
-    summary="DeBERTa-v3: disentangled relative attention, RTD with gradient-disentangled embeddings, SentencePiece",
-    tokenizer="sentencepiece",
-    packing_style="bert",
-    encoder_defaults=DEBERTA_DEFAULTS,
-    validate=validate_deberta,
-    generator=True,
-    objectives=("mlm", "rtd"),
-    default_objectives=("mlm", "rtd"),
-    # As ELECTRA: consecutive segments, token masking (15%).
-    examples=ExampleRecipe("electra_segments"),
-    pretraining_model="tfbert.models.deberta:build_deberta_pretraining_model",
-    pretraining_models=("PretrainingModel", "DebertaRTDModel"),
-    optimizer="electra",
-    export_tasks=("fill_mask",),
-    formats={"huggingface": HuggingFaceFormat(
-        model_type="deberta-v2",
-        prefix="deberta",
-        read_config=read_deberta_config,
-        write_config=write_deberta_config,
-        encoder_weights=deberta_encoder_weights,
-        head_weights=deberta_head_weights,
-        head_objectives=lambda hf: ("mlm",),
-    )},
-))
+HUGGINGFACE = HuggingFaceFormat(
+    model_type="deberta-v2",
+    prefix="deberta",
+    read_config=read_deberta_config,
+    write_config=write_deberta_config,
+    encoder_weights=deberta_encoder_weights,
+    head_weights=deberta_head_weights,
+    head_objectives=lambda hf: ("mlm",),
+)

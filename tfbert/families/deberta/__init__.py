@@ -1,0 +1,2 @@
+"""DeBERTa-v3: `spec` (its `ArchitectureSpec`), `formats` (its checkpoint formats),
+`models` (its Keras pretraining models)."""

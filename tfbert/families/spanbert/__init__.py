@@ -1,0 +1,2 @@
+"""SpanBERT: `spec` (its `ArchitectureSpec`), `formats` (its checkpoint formats),
+`models` (its Keras pretraining models)."""

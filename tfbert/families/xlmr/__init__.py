@@ -1,0 +1,2 @@
+"""XLM-R: `spec` (its `ArchitectureSpec`), `formats` (its checkpoint formats),
+`models` (its Keras pretraining models)."""

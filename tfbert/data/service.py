@@ -19,8 +19,13 @@ Start a cluster (`python -m tfbert.data.service --help`):
     python -m tfbert.data.service dispatcher --port 5050
     python -m tfbert.data.service worker --dispatcher dispatcher-host:5050 --port 5051
 
-Example:
-    >>> batches = distributed(dataset, "grpc://dispatcher-host:5050")
+Example (a dispatcher and a worker in this process; on a cluster they run on other machines):
+    >>> dispatcher = start_dispatcher(0)
+    >>> worker = start_worker(dispatcher.target)
+    >>> served = distributed(tf.data.Dataset.range(4), dispatcher.target)
+    >>> " ".join(str(value) for value in sorted(served.as_numpy_iterator()))
+    '0 1 2 3'
+    >>> worker.stop(); dispatcher.stop()
 """
 
 from __future__ import annotations
@@ -52,7 +57,8 @@ def check_address(address: str) -> str:
 def distributed(dataset: tf.data.Dataset, address: str, job_name: str = JOB_NAME) -> tf.data.Dataset:
     """`dataset` produced by the tf.data service at `address`, dynamically sharded (see the module docstring).
 
-    >>> batches = distributed(tf.data.Dataset.range(10).batch(2), "grpc://localhost:5050")
+    It registers the dataset with the dispatcher at once, so the dispatcher must be running (the module
+    docstring's example starts one).
     """
     return dataset.apply(tf.data.experimental.service.distribute(
         processing_mode=SHARDING, service=check_address(address), job_name=job_name))
@@ -61,7 +67,10 @@ def distributed(dataset: tf.data.Dataset, address: str, job_name: str = JOB_NAME
 def start_dispatcher(port: int = 5050, work_dir: str | None = None) -> tf.data.experimental.service.DispatchServer:
     """A dispatcher listening on `port`; with `work_dir` (a shared folder, e.g. gs://) it survives restarts.
 
-    >>> dispatcher = start_dispatcher(0)   # any free port; dispatcher.target is its grpc:// address
+    >>> dispatcher = start_dispatcher(0)   # any free port
+    >>> dispatcher.target.startswith("grpc://localhost:")
+    True
+    >>> dispatcher.stop()
     """
     config = tf.data.experimental.service.DispatcherConfig(
         port=port, work_dir=work_dir, fault_tolerant_mode=work_dir is not None)
@@ -75,7 +84,9 @@ def start_worker(dispatcher: str, port: int = 0, worker_address: str | None = No
     `worker_address` is how the trainers reach this worker (`HOST:%port%`; default: localhost).
     tfbert's text ops are registered first, so the worker can run any tfbert tokenizer.
 
-    >>> worker = start_worker("localhost:5050")
+    >>> dispatcher = start_dispatcher(0)
+    >>> worker = start_worker(dispatcher.target)   # registers with the dispatcher
+    >>> worker.stop(); dispatcher.stop()
     """
     import tfbert.text  # noqa: F401  registers tensorflow_text's ops, which the pipelines use
 

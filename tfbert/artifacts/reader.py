@@ -149,7 +149,7 @@ class Artifact:
 
         tokenizer = tokenizer if tokenizer is not None else self.require_tokenizer()
         length = sequence_length or self.sequence_length or DEFAULT_SEQUENCE_LENGTH
-        return Preprocessor(tokenizer, length, self.packing_style, architecture=self.family)
+        return Preprocessor(tokenizer, length, packing_style=self.packing_style, architecture=self.family)
 
     def load_model(self, heads: bool = False, dtype: str | None = None) -> "keras.Model":
         """The model itself: the `.keras` model, a run's pretraining model (newest checkpoint), a converted

@@ -87,7 +87,7 @@ def export_preprocessor(resolved: ExportSource, tokenizer: Tokenizer | str | Pat
     length = min(length, config.max_sequence_length) if not sequence_length else length
     if length > config.max_sequence_length:
         raise ValueError(f"sequence_length {length} exceeds the encoder's {config.max_sequence_length} positions")
-    return Preprocessor(_as_tokenizer(tokenizer, resolved.tokenizer), length, resolved.packing_style(),
+    return Preprocessor(_as_tokenizer(tokenizer, resolved.tokenizer), length, packing_style=resolved.packing_style(),
                         architecture=resolved.architecture)
 
 

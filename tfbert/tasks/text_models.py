@@ -52,7 +52,8 @@ class _KerasTextModel:
     """A Keras model on the features of `encode_texts`, run in batches of similar length."""
 
     def __init__(self, model: keras.Model, tokenizer, max_length: int = DEFAULT_MAX_LENGTH, batch_size: int = 64):
-        """`tokenizer` is the model's `Preprocessor` (its packing style) or a `tfbert.text` tokenizer (BERT-style)."""
+        """`tokenizer` is the model's `Preprocessor` (its packing style) or a `tfbert.text` tokenizer (the packing
+        style of its special tokens, `tfbert.data.packing.packing_style_of`)."""
         self.model, self.max_length, self.batch_size = model, max_length, batch_size
         self.tokenizer = tokenizer
         self._call = tf.function(lambda inputs: model(inputs, training=False), reduce_retracing=True)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tfbert.artifacts.manifest import MANIFEST_FILE, read_manifest
+from tfbert.artifacts.saved_models import holds_saved_model, resolve_saved_model
 from tfbert.artifacts.sentence_transformers import read_sentence_transformers
 
 if TYPE_CHECKING:
@@ -219,21 +220,6 @@ def _load_keras(path: Path) -> "keras.Model":
     return keras.models.load_model(path, compile=False)
 
 
-def _is_saved_model(path: Path) -> bool:
-    folders = [path, *(child for child in path.iterdir() if child.name.isdigit())]
-    return any((folder / "saved_model.pb").is_file() for folder in folders)
-
-
-def saved_model_version(path: Path) -> Path:
-    """`path` if it is a SavedModel, else its highest numeric version folder (TF Serving's `NAME/VERSION/`)."""
-    if (path / "saved_model.pb").is_file():
-        return path
-    versions = [child for child in path.iterdir() if child.name.isdigit() and (child / "saved_model.pb").is_file()]
-    if not versions:
-        raise ValueError(f"{path} is not a SavedModel (no saved_model.pb in it or in a version folder)")
-    return max(versions, key=lambda child: int(child.name))
-
-
 def _tokenizer_near(folder: Path) -> Path | None:
     """A tfbert tokenizer folder in or beside `folder` (up to two levels above, where old runs keep it),
     else `folder` itself where it holds Hugging Face tokenizer files."""
@@ -370,7 +356,7 @@ def _from_manifest(folder: Path, manifest: dict) -> Artifact:
 
 
 def _saved_model(path: Path) -> Artifact:
-    version = saved_model_version(path)
+    version = resolve_saved_model(path)
     extra = version / "assets.extra"
     manifest = read_manifest(extra)
     if manifest is not None:
@@ -481,7 +467,7 @@ def open(path: str | Path) -> Artifact:  # noqa: A001  (tfbert.artifacts.open, a
     manifest = read_manifest(path)
     if manifest is not None:
         return _from_manifest(path, manifest)
-    if _is_saved_model(path):
+    if holds_saved_model(path):
         return _saved_model(path)
     found = _legacy_folder(path) or _foreign_folder(path)
     if found is None:

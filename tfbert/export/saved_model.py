@@ -38,9 +38,9 @@ def next_version(model_root: str | Path) -> int:
 
     TF Serving serves the highest version, so a new export replaces the old one without a restart.
     """
-    root = Path(model_root)
-    versions = [int(child.name) for child in root.iterdir() if child.name.isdigit()] if root.is_dir() else []
-    return max(versions, default=0) + 1
+    from tfbert.artifacts.saved_models import next_version_number
+
+    return next_version_number(model_root)
 
 
 def _serving_task(task: str, model: keras.Model, label_names, pair: bool, options: dict,

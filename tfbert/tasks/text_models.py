@@ -103,9 +103,7 @@ class _SavedModelTextModel:
     def __init__(self, path: str | Path, batch_size: int = 64):
         import tensorflow_text  # noqa: F401  (registers the TF-Text ops of the tokenizer)
 
-        from tfbert.artifacts.reader import saved_model_version
-
-        self.path = saved_model_version(Path(path))
+        self.path = artifacts.resolve_saved_model(path)
         self._loaded = tf.saved_model.load(str(self.path))
         self.signature = self._loaded.signatures["serving_default"]
         self.batch_size = batch_size

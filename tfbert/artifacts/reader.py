@@ -122,6 +122,18 @@ class Artifact:
         return None
 
     @property
+    def step(self) -> int | None:
+        """The training step its weights come from: a pretraining run's newest checkpoint (read live, so a run
+        still training or stopped by a signal says where it is), else the manifest's `provenance.step`."""
+        if self.kind == "pretraining-run":
+            from tfbert.artifacts.loading import newest_checkpoint_step
+
+            newest = newest_checkpoint_step(self.path)
+            if newest is not None:
+                return newest
+        return ((self.manifest or {}).get("provenance") or {}).get("step")
+
+    @property
     def packing_style(self) -> str:
         """`bert` or `roberta`: the saved preprocessor's, else the family's, else the encoder's position layout."""
         saved = (self.manifest or {}).get("preprocessor") or {}

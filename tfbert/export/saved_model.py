@@ -197,7 +197,17 @@ def _write_metadata(target: Path, task: ServingTask, preprocessor: Preprocessor,
                    preprocessor=preprocessor_fields(preprocessor),
                    task={"task": resolved.task, "labels": metadata.get("label_names") or metadata.get("tag_names"),
                          "pair": pair, **{key: options[key] for key in ("pooling", "normalize") if key in options}},
-                   source=None if isinstance(source, keras.Model) else str(source), command="export")
+                   command="export", **_source_fields(source))
+
+
+def _source_fields(source) -> dict:
+    """The manifest's source (path, kind, step) of what was exported; none for an in-memory model."""
+    from tfbert import artifacts
+
+    if isinstance(source, keras.Model):
+        return {}
+    fields = artifacts.source_fields(artifacts.open(source))
+    return {**fields, "step": fields["source_step"]}
 
 
 def export_hub_pair(

@@ -50,6 +50,7 @@ TOKENIZER_FOLDER = "tokenizer"
 TASK_FILE = "task.json"
 BEST_MODEL_FILE = "best.keras"
 RUN_CONFIG_FILE = "config.yaml"
+CHECKPOINT_INDEX = "checkpoint"   # TensorFlow's index of a folder's complete checkpoints
 ENCODER_FILES = ("encoder.keras", "encoder/encoder.keras")
 ACCEPTED = ("a .keras file, a folder tfbert wrote (tfbert.json; vocab, pretraining run, finetune/distill model dir, "
             "converted checkpoint), a SavedModel from tfbert export, a Hugging Face or sentence-transformers folder "
@@ -448,6 +449,28 @@ def _huggingface_folder(path: Path) -> Artifact:
                     tokenizer_folder=path if is_huggingface_tokenizer(path) else None)
 
 
+def folder_kind(path: str | Path) -> str | None:
+    """What a folder tfbert wrote is, without loading anything: its manifest's `kind`; for a folder written
+    before the manifest, `pretraining-run` where it has a run's files (`config.yaml` or a checkpoint index)
+    and no `task.json`; else None (not a tfbert folder, or its manifest is unreadable).
+
+    Example:
+        >>> folder_kind("runs/bert")  # doctest: +SKIP
+        'pretraining-run'
+    """
+    path = Path(path)
+    if not path.is_dir():
+        return None
+    try:
+        manifest = read_manifest(path)
+    except ValueError:
+        return None
+    if manifest is not None:
+        return manifest["kind"]
+    legacy_run = (path / RUN_CONFIG_FILE).is_file() or (path / CHECKPOINT_INDEX).is_file()
+    return "pretraining-run" if legacy_run and not (path / TASK_FILE).exists() else None
+
+
 def open_as(path: str | Path, kind: str) -> Artifact:
     """`path` read as a `huggingface`, `tf1` or `keras-hub` folder, where the caller knows which it is (`tfbert
     convert KIND`): the format's own reader then says what is missing or wrong.
@@ -488,4 +511,4 @@ def open(path: str | Path) -> Artifact:  # noqa: A001  (tfbert.artifacts.open, a
     return found
 
 
-__all__ = ["ACCEPTED", "Artifact", "MANIFEST_FILE", "open", "open_as"]
+__all__ = ["ACCEPTED", "Artifact", "MANIFEST_FILE", "folder_kind", "open", "open_as"]

@@ -44,7 +44,7 @@ def control_arguments(parser) -> None:
 def sop_pairs(run: BibleRun, path: Path, *, seed: int, training: bool) -> tf.data.Dataset:
     """`(inputs, sentence_order_labels)` batches of the chapters in `path` (repeated and shuffled when training)."""
     tokenizer, args = run.tokenizer, run.args
-    packer = SegmentPacker(args.sequence_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
+    packer = SegmentPacker(args.sequence_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, style="bert")
     documents = documents_from(str(path))
     batches = pretraining_dataset(documents.repeat() if training else documents, tokenizer.tokenize,
                                   objective="sop", packer=packer,

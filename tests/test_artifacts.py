@@ -25,6 +25,37 @@ def test_manifest_round_trip_is_atomic_and_versioned(tmp_path):
         artifacts.write_manifest(tmp_path, "checkpoint")
 
 
+def test_a_runs_step_is_recorded_and_its_source_kept(tmp_path):
+    class Source:   # what source_fields reads of an Artifact
+        path, kind, step = tmp_path / "base", "pretraining-run", 40
+
+    artifacts.write_manifest(tmp_path, "pretraining-run", family="bert", **artifacts.source_fields(Source()))
+    artifacts.record_step(tmp_path, 42)
+    provenance = artifacts.read_manifest(tmp_path)["provenance"]
+    assert (provenance["source"], provenance["source_kind"], provenance["source_step"], provenance["step"]) == (
+        str(tmp_path / "base"), "pretraining-run", 40, 42)
+    assert artifacts.record_step("gs://bucket/run", 42) is None and artifacts.record_step(tmp_path / "none", 1) is None
+    assert artifacts.source_fields(None) == {"source": None, "source_kind": None, "source_step": None}
+
+
+def test_an_export_resolves_to_its_highest_complete_version(tmp_path):
+    for name in ("1", "2", "10", ".10-partial", "11"):   # 11: a version folder with no SavedModel in it
+        (tmp_path / name).mkdir()
+    for name in ("1", "2", ".10-partial"):
+        (tmp_path / name / "saved_model.pb").write_bytes(b"")
+    (tmp_path / "10" / "saved_model.pbtxt").write_text("")
+    assert artifacts.resolve_saved_model(tmp_path) == tmp_path / "10"   # 10 > 2 as numbers, not as text
+    assert artifacts.resolve_saved_model(tmp_path / "2") == tmp_path / "2"
+    assert [path.name for path in artifacts.saved_model_versions(tmp_path)] == ["1", "2", "10"]
+    from tfbert.export.saved_model import next_version
+
+    assert next_version(tmp_path) == 12 and next_version(tmp_path / "missing") == 1   # 11 is never reused
+    with pytest.raises(ValueError, match="is not a SavedModel .*saved_models/NAME/VERSION or saved_models/NAME"):
+        artifacts.resolve_saved_model(tmp_path / "11")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        artifacts.resolve_saved_model(tmp_path / "missing")
+
+
 @pytest.mark.parametrize("pooling", ["cls", "mean", "max", "mean_sqrt_len_tokens", "weightedmean", "lasttoken"])
 def test_sentence_transformers_layout_round_trip(tmp_path, pooling):
     write_sentence_transformers(tmp_path, 8, SentenceTransformersLayout(pooling, pooling == "mean", 40))

@@ -25,6 +25,11 @@ from tfbert.cli import main
 TEXTS = ["A man is playing a guitar.", "The quick brown fox jumps over the lazy dog.", "Rain and snow near the sun."]
 COMMON = ["--strategy", "cpu", "--seed", "0"]
 ST_LENGTH = 24
+LABELS = ["negative", "positive"]
+SHORT_RUN = ["--objectives", "mlm", "--steps", "2", "--batch-size", "2", "--sequence-length", "16",
+             "--max-predictions", "2", "--checkpoint-every", "2", "--strategy", "cpu", "--seed", "0"]
+# Two optimizer steps move no weight of a source by more than this (a random start differs by ~0.1).
+TWO_STEPS = 5e-3
 
 
 def _sentence_transformers_folder(folder: Path, vocabulary: Path) -> Path:
@@ -98,6 +103,52 @@ def produce_pretrain_init_from_st(work: Workspace, output: Path) -> Path:
     return output
 
 
+def produce_pretrain_from_vocab(work: Workspace, output: Path) -> Path:
+    """BERT-Tiny from scratch on `tfbert vocab`'s vocabulary."""
+    _run("pretrain", "--config", "bert_tiny", "--tokenizer", work["vocab"], "--data", work.corpus,
+         "--model-dir", output, *SHORT_RUN)
+    return output
+
+
+def produce_pretrain_init_from(source: str) -> Callable[[Workspace, Path], Path]:
+    def produce(work: Workspace, output: Path) -> Path:
+        _run("pretrain", "--init-from", work[source], "--data", work.corpus, "--model-dir", output, *SHORT_RUN)
+        return output
+    return produce
+
+
+def produce_finetune_classification(work: Workspace, output: Path) -> Path:
+    """A two-label classifier fine-tuned from the run pretrained on `tfbert vocab`'s vocabulary."""
+    rows = "".join(f"{text}\t{LABELS[index % 2]}\n" for index, text in enumerate(TEXTS * 4))
+    (work.root / "labelled.tsv").write_text("sentence\tlabel\n" + rows, encoding="utf-8")
+    _run("finetune", "--pretrained", work["pretrain from vocab"], "--train", work.root / "labelled.tsv",
+         "--eval", work.root / "labelled.tsv", "--label-names", *LABELS, "--model-dir", output, "--epochs", "1",
+         "--batch-size", "4", "--max-length", "16", *COMMON)
+    return output
+
+
+def produce_keras_hub_preset(work: Workspace, output: Path) -> Path:
+    """A random keras-hub BERT backbone and its tokenizer saved with `save_to_preset` (kept as the reference)."""
+    import keras
+    import keras_hub
+
+    keras.utils.set_random_seed(0)
+    letters = [chr(code) for code in range(ord("a"), ord("z") + 1)]
+    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *letters, *(f"##{c}" for c in letters), "the", "."]
+    work.keras_hub_backbone = keras_hub.models.BertBackbone(vocabulary_size=len(vocabulary), num_layers=2, num_heads=2,
+                                                            hidden_dim=16, intermediate_dim=24, max_sequence_length=32)
+    tokenizer = keras_hub.models.BertTokenizer(vocabulary=vocabulary, lowercase=True)
+    output.mkdir()
+    work.keras_hub_backbone.save_to_preset(str(output))
+    tokenizer.save_to_preset(str(output))
+    return output
+
+
+def produce_convert_keras_hub(work: Workspace, output: Path) -> Path:
+    _run("convert", "keras-hub", work["keras-hub preset"], "-o", output / "model.keras")
+    return output / "model.keras"
+
+
 def produce_finetune_regression(work: Workspace, output: Path) -> Path:
     _run("finetune", "--task", "regression", "--pretrained", work.st, "--train", work.train, "--eval", work.dev,
          "--text-columns", "sentence1", "sentence2", "--label-column", "score", "--model-dir", output,
@@ -125,7 +176,7 @@ BERT = dict(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_he
             max_position_embeddings=64, type_vocab_size=2)
 
 
-def produce_convert_tf1(work: Workspace, output: Path) -> Path:
+def produce_tf1_release(work: Workspace, output: Path) -> Path:
     """A Google BERT release written from a random `BertForPreTraining` (`tests/convert/tf1_releases.py`)."""
     import torch
     import transformers
@@ -134,13 +185,17 @@ def produce_convert_tf1(work: Workspace, output: Path) -> Path:
 
     torch.manual_seed(0)
     model = transformers.BertForPreTraining(transformers.BertConfig(**BERT, hidden_act="gelu_new")).eval()
-    release = work.root / "uncased_L-2_H-32_A-4"
-    release.mkdir()
+    release = output / "uncased_L-2_H-32_A-4"   # Google's name, which says the casing
+    release.mkdir(parents=True)
     write_checkpoint(release / "bert_model.ckpt", bert_tensors(model, BERT["num_hidden_layers"]))
     write_json(release / "bert_config.json", {**BERT, "hidden_act": "gelu"})
     write_vocab(release / "vocab.txt", BERT["vocab_size"])
     work.tf1_reference = model.bert
-    _run("convert", "tf1", release, "-o", output / "model.keras")
+    return release
+
+
+def produce_convert_tf1(work: Workspace, output: Path) -> Path:
+    _run("convert", "tf1", work["tf1 release"], "-o", output / "model.keras")
     return output / "model.keras"
 
 
@@ -153,8 +208,18 @@ PRODUCERS: dict[str, Callable[[Workspace, Path], Path]] = {
     "finetune regression": produce_finetune_regression,
     "finetune embedding": produce_finetune_embedding,
     "distill": produce_distill,
+    "tf1 release": produce_tf1_release,
     "convert tf1": produce_convert_tf1,
+    "pretrain from vocab": produce_pretrain_from_vocab,
+    "pretrain --init-from run": produce_pretrain_init_from("pretrain from vocab"),
+    "pretrain --init-from TF1": produce_pretrain_init_from("tf1 release"),
+    "keras-hub preset": produce_keras_hub_preset,
+    "pretrain --init-from keras-hub": produce_pretrain_init_from("keras-hub preset"),
+    "convert keras-hub": produce_convert_keras_hub,
+    "finetune classification": produce_finetune_classification,
 }
+# Producers standing in for what other tools write (no manifest).
+OUTSIDE = {"tf1 release", "keras-hub preset"}
 
 
 @pytest.fixture(scope="module")
@@ -206,7 +271,9 @@ def _serve(work: Workspace, source: Path, name: str, **inputs) -> dict:
     import tensorflow_text  # noqa: F401
 
     _run("export", source, "--name", name, "--output-dir", work.root / "saved")
-    signature = tf.saved_model.load(str(work.root / "saved" / name / "1")).signatures["serving_default"]
+    version = artifacts.resolve_saved_model(work.root / "saved" / name)
+    assert version.name == "1" and artifacts.open(version.parent).kind == "export"
+    signature = tf.saved_model.load(str(version)).signatures["serving_default"]
     return {key: value.numpy() for key, value in signature(**{k: tf.constant(v) for k, v in inputs.items()}).items()}
 
 
@@ -304,6 +371,82 @@ def consume_tf1_encoder(work: Workspace, path: Path) -> None:
     close_on_real_tokens(np.asarray(ours), theirs.numpy(), inputs["padding_mask"])
 
 
+def consume_run_to_huggingface_automodel(work: Workspace, path: Path) -> None:
+    """A run pretrained from scratch on a `tfbert vocab` vocabulary: its step and tokenizer recorded, and
+    transformers' AutoTokenizer and AutoModel on the to-huggingface folder give its ids and outputs."""
+    import torch
+    import transformers
+
+    artifact = artifacts.open(path)
+    assert (artifact.kind, artifact.family, artifact.step) == ("pretraining-run", "bert", 2)
+    assert artifact.manifest["provenance"]["step"] == 2 and artifact.manifest["provenance"]["source"] is None
+    assert artifact.tokenizer.vocabulary() == artifacts.open(work["vocab"]).tokenizer.vocabulary()
+    output = work.root / "run_to_hf"
+    _run("convert", "to-huggingface", path, "-o", output)
+    inputs = artifact.preprocessor_with(sequence_length=16).encode(TEXTS[:2], TEXTS[1:])
+    real = inputs["padding_mask"].astype(bool)
+    theirs = transformers.AutoTokenizer.from_pretrained(output)(TEXTS[:2], TEXTS[1:], padding="max_length",
+                                                                max_length=16, truncation=True)
+    np.testing.assert_array_equal(theirs["input_ids"], inputs["token_ids"])
+    np.testing.assert_array_equal(theirs["token_type_ids"], inputs["segment_ids"])
+    with torch.no_grad():
+        model = transformers.AutoModel.from_pretrained(output).eval()
+        hidden = model(input_ids=torch.tensor(inputs["token_ids"]).long(),
+                       token_type_ids=torch.tensor(inputs["segment_ids"]).long(),
+                       attention_mask=torch.tensor(inputs["padding_mask"]).long()).last_hidden_state.numpy()
+    ours = np.asarray(artifact.load_encoder()(inputs)["sequence_output"])
+    np.testing.assert_allclose(hidden[real], ours[real], atol=2e-4)
+
+
+def consume_init_from_weights(work: Workspace, path: Path) -> None:
+    """A run started from SOURCE records it (path, kind) and its own step, and holds SOURCE's encoder weights
+    moved by two optimizer steps at most."""
+    artifact = artifacts.open(path)
+    provenance = artifact.manifest["provenance"]
+    source = artifacts.open(provenance["source"])
+    assert (provenance["source_kind"], provenance["step"], artifact.step) == (source.kind, 2, 2)
+    assert artifact.tokenizer.vocabulary() == source.tokenizer.vocabulary()
+    ours, theirs = artifact.load_encoder(), source.load_encoder()
+    assert ours.config.hidden_size == theirs.config.hidden_size and len(ours.weights) == len(theirs.weights)
+    for mine, start in zip(ours.weights, theirs.weights):
+        assert np.max(np.abs(np.asarray(mine) - np.asarray(start))) < TWO_STEPS, mine.path
+
+
+def consume_export_and_predict_labels(work: Workspace, path: Path) -> None:
+    """Classifier -> export -> predict: the labels' names and order, and the model's probabilities, carried through."""
+    import keras
+
+    from tfbert.tasks import encode_texts
+
+    artifact = artifacts.open(path)
+    provenance = artifact.manifest["provenance"]
+    assert (artifact.task["task"], artifact.task["labels"]) == ("classification", LABELS)
+    assert (provenance["source"], provenance["source_kind"], provenance["source_step"]) == (
+        str(work["pretrain from vocab"]), "pretraining-run", 2)
+    logits = artifact.load_model()(encode_texts(artifact.preprocessor, TEXTS))["logits"]
+    expected = np.asarray(keras.ops.softmax(logits))
+    served = _serve(work, path, "classifier", text=TEXTS)
+    np.testing.assert_allclose(served["probabilities"], expected, atol=1e-5)
+    predictions = work.root / "predictions.jsonl"
+    _run("predict", work.root / "saved" / "classifier", "--output", predictions, *TEXTS)
+    records = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    assert [record["label"] for record in records] == [LABELS[row] for row in expected.argmax(axis=1)]
+    assert [list(record["probabilities"]) for record in records] == [LABELS] * len(TEXTS)
+    np.testing.assert_allclose([list(record["probabilities"].values()) for record in records], expected, atol=1e-5)
+
+
+def consume_keras_hub_encoder(work: Workspace, path: Path) -> None:
+    from convert.tf1_releases import close_on_real_tokens, padded_batch
+
+    artifact = artifacts.open(path)
+    assert (artifact.family, artifact.manifest["provenance"]["source_kind"]) == ("bert", "keras-hub")
+    encoder = artifact.load_encoder()
+    inputs, _ = padded_batch(encoder.config.vocab_size, seed=1)
+    backbone = work.keras_hub_backbone
+    theirs = backbone({name: inputs[name] for name in backbone.input}, training=False)
+    close_on_real_tokens(encoder(inputs)["sequence_output"], theirs["sequence_output"], inputs["padding_mask"])
+
+
 # (producer, consumer): each cell runs the consumer on what the producer wrote.
 CELLS = [
     ("vocab", consume_vocab_manifest),
@@ -317,6 +460,12 @@ CELLS = [
     ("finetune embedding", consume_load_model_in_a_fresh_process),
     ("distill", consume_distilled_student),
     ("convert tf1", consume_tf1_encoder),
+    ("pretrain from vocab", consume_run_to_huggingface_automodel),
+    ("pretrain --init-from run", consume_init_from_weights),
+    ("pretrain --init-from TF1", consume_init_from_weights),
+    ("pretrain --init-from keras-hub", consume_init_from_weights),
+    ("finetune classification", consume_export_and_predict_labels),
+    ("convert keras-hub", consume_keras_hub_encoder),
 ]
 
 
@@ -328,7 +477,7 @@ def test_chain(work, producer, consumer):
 
 
 def test_every_producer_writes_a_manifest(work):
-    for name in PRODUCERS:
+    for name in set(PRODUCERS) - OUTSIDE:
         path = work[name]
         folder = path.parent if path.suffix == ".keras" else path
         manifest = artifacts.read_manifest(folder)

@@ -147,6 +147,24 @@ def test_run_folder_resumes_its_own_run_and_undoes_one_that_made_no_checkpoint(t
     assert os.listdir(tmp_path) == ["run"] and os.listdir(run) == ["checkpoint"]
 
 
+def test_run_kind_reads_the_manifest_first_and_old_run_files_only_without_one(tmp_path):
+    from tfbert.artifacts import write_manifest
+    from tfbert.outputs import run_kind
+
+    run, model_dir, old_run, old_model_dir = (tmp_path / name for name in ("run", "model", "old_run", "old_model"))
+    write_manifest(run, "pretraining-run", family="bert")
+    write_manifest(model_dir, "model-dir", family="bert")
+    (model_dir / "config.yaml").write_text("architecture: bert\n")   # a run's file in a model dir decides nothing
+    for folder in (old_run, old_model_dir):
+        folder.mkdir()
+        (folder / "checkpoint").write_text("ckpt-2")
+    (old_model_dir / "task.json").write_text("{}")
+    assert [run_kind(folder) for folder in (run, model_dir, old_run, old_model_dir)] == ["pretrain", None, "pretrain",
+                                                                                          None]
+    (run / "tfbert.json").write_text("not json")
+    assert run_kind(run) is None   # an unreadable manifest is no run to resume
+
+
 def test_run_folder_overwrite_keeps_the_old_folder_until_the_new_run_has_a_checkpoint(tmp_path):
     run = tmp_path / "run"
     run.mkdir()

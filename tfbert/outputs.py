@@ -37,9 +37,7 @@ from tfbert.output_lock import OutputBusy, OutputLock  # noqa: F401  (OutputBusy
 
 TEMPORARY_MARK = ".tfbert-tmp-"
 # Markers of the resumable runs, until each writes the tfbert.json manifest that names its kind.
-PRETRAIN_MARKERS = ("config.yaml", "checkpoint")
 QUICKSTART_MARKER = "tfbert_quickstart.json"
-FINETUNE_MARKER = "task.json"
 CHECKPOINT_INDEX = "checkpoint"   # TensorFlow's index of the complete checkpoints in a folder
 
 
@@ -76,17 +74,17 @@ def holds_something(path: str | Path) -> bool:
 def run_kind(path: str | Path) -> str | None:
     """The resumable run a folder holds: `"pretrain"`, `"quickstart"`, or None (anything else, or nothing).
 
-    The one place that recognises a command's own run, from each run's marker files: a pretraining
-    run has `config.yaml` or a checkpoint index and no `task.json`; a quickstart folder has its marker.
+    A quickstart work folder has its marker; a pretraining run is what `tfbert.artifacts.folder_kind`
+    says is one (the manifest's kind, or the files of a run written before the manifest).
     """
+    from tfbert.artifacts import folder_kind
+
     path = Path(path)
     if not path.is_dir():
         return None
     if (path / QUICKSTART_MARKER).is_file():
         return "quickstart"
-    if any((path / marker).is_file() for marker in PRETRAIN_MARKERS) and not (path / FINETUNE_MARKER).exists():
-        return "pretrain"
-    return None
+    return "pretrain" if folder_kind(path) == "pretraining-run" else None
 
 
 def has_checkpoint(path: str | Path) -> bool:

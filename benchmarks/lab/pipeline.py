@@ -44,7 +44,7 @@ def tfbert_pipeline(texts, vocab_file: str, batch_size: int):
     from tfbert.data.packing import SegmentPacker
 
     tokenizer = tfbert.text.WordPieceTokenizer(vocab_file, lowercase=True)
-    packer = SegmentPacker(SEQUENCE_LENGTH, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
+    packer = SegmentPacker(SEQUENCE_LENGTH, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, style="bert")
     masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=MAX_PREDICTIONS)
     packed = texts.batch(batch_size, drop_remainder=True).map(
         lambda batch: packer([tokenizer.tokenize(batch)]), num_parallel_calls=tf.data.AUTOTUNE)

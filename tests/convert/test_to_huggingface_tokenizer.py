@@ -49,7 +49,7 @@ def tokenizers(assets, korean_texts, tmp_path_factory):
                                   "sentencepiece korean, xlm-r packing", "sentencepiece japanese", "byte-level bpe, added tokens"])
 def test_autotokenizer_gives_tfbert_ids_and_packing(tokenizers, korean_texts, kind, tmp_path):
     tokenizer, packing_style = tokenizers[kind]
-    write_huggingface_tokenizer(tokenizer, tmp_path, packing_style)
+    write_huggingface_tokenizer(tokenizer, tmp_path, packing_style=packing_style)
     texts = TEXTS + korean_texts[:40:4]
     ours = tokenizer.tokenize(texts).to_list()
     for use_fast in (True, False):
@@ -57,7 +57,7 @@ def test_autotokenizer_gives_tfbert_ids_and_packing(tokenizers, korean_texts, ki
         assert theirs(texts, add_special_tokens=False)["input_ids"] == ours
 
     first, second = texts[0], texts[-1]
-    packed = Preprocessor(tokenizer, 512, packing_style).encode([first], [second])
+    packed = Preprocessor(tokenizer, 512, packing_style=packing_style).encode([first], [second])
     real = packed["padding_mask"][0].astype(bool)
     encoded = theirs(first, second)
     assert encoded["input_ids"] == packed["token_ids"][0][real].tolist()
@@ -67,7 +67,7 @@ def test_autotokenizer_gives_tfbert_ids_and_packing(tokenizers, korean_texts, ki
 
 def test_sentencepiece_folders_keep_accents_and_hangul(tokenizers, tmp_path):
     tokenizer, _ = tokenizers["sentencepiece korean, albert"]
-    write_huggingface_tokenizer(tokenizer, tmp_path)
+    write_huggingface_tokenizer(tokenizer, tmp_path, packing_style="bert")
     settings = json.loads((tmp_path / "tokenizer_config.json").read_text())
     assert settings["keep_accents"] is True and settings["do_lower_case"] is True
     assert {"spiece.model", "tokenizer.json", "special_tokens_map.json"} <= {path.name for path in tmp_path.iterdir()}

@@ -41,7 +41,7 @@ def packed_real_text(wordpiece, real_documents) -> dict[str, np.ndarray]:
     tokenized = tokenize_documents(documents, wordpiece, SEQUENCE_LENGTH - 2)
     chunks = contiguous_examples(tokenized, max_num_tokens=SEQUENCE_LENGTH - 2, cross_documents=False,
                                  separator_id=wordpiece.sep_id)
-    packer = SegmentPacker(SEQUENCE_LENGTH, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id)
+    packer = SegmentPacker(SEQUENCE_LENGTH, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id, style="bert")
     batches = chunks.ragged_batch(1024).map(lambda chunk: packer([chunk]))
     parts = list(batches.as_numpy_iterator())
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}

@@ -20,7 +20,7 @@ def pack(packer, *segments):
 
 
 def test_bert_pair_fits_without_truncation():
-    out = pack(SegmentPacker(10, CLS, SEP, PAD), [[1, 2, 3]], [[4, 5]])
+    out = pack(SegmentPacker(10, CLS, SEP, PAD, style="bert"), [[1, 2, 3]], [[4, 5]])
     assert out["token_ids"] == [[CLS, 1, 2, 3, SEP, 4, 5, SEP, PAD, PAD]]
     assert out["segment_ids"] == [[0, 0, 0, 0, 0, 1, 1, 1, 0, 0]]
     assert out["padding_mask"] == [[1, 1, 1, 1, 1, 1, 1, 1, 0, 0]]
@@ -28,7 +28,7 @@ def test_bert_pair_fits_without_truncation():
 
 def test_bert_round_robin_takes_turns():
     # Budget 10 - 3 = 7: round robin gives 4 + 3 to lengths 6 and 5.
-    out = pack(SegmentPacker(10, CLS, SEP, PAD, truncation="round_robin"), [[1, 2, 3, 4, 5, 6]], [[7, 8, 9, 10, 11]])
+    out = pack(SegmentPacker(10, CLS, SEP, PAD, style="bert", truncation="round_robin"), [[1, 2, 3, 4, 5, 6]], [[7, 8, 9, 10, 11]])
     assert out["token_ids"] == [[CLS, 1, 2, 3, 4, SEP, 7, 8, 9, SEP]]
     assert out["segment_ids"] == [[0, 0, 0, 0, 0, 0, 1, 1, 1, 1]]
 
@@ -36,7 +36,7 @@ def test_bert_round_robin_takes_turns():
 def test_bert_longest_first_trims_the_longer_segment():
     # Budget 10 - 3 = 7 for lengths 8 and 2: all of the short segment stays (both modes).
     for truncation in ("longest_first", "round_robin"):
-        out = pack(SegmentPacker(10, CLS, SEP, PAD, truncation=truncation), [[1, 2, 3, 4, 5, 6, 7, 8]], [[9, 10]])
+        out = pack(SegmentPacker(10, CLS, SEP, PAD, style="bert", truncation=truncation), [[1, 2, 3, 4, 5, 6, 7, 8]], [[9, 10]])
         assert out["token_ids"] == [[CLS, 1, 2, 3, 4, 5, SEP, 9, 10, SEP]]
 
 
@@ -44,13 +44,13 @@ def test_truncation_modes_on_nearly_equal_lengths():
     # Lengths 6 and 5, budget 7. Round robin hands out tokens a, b, a, b, ...: 4 + 3.
     # Longest-first as Hugging Face: both cut to half the budget, the longer one keeps the odd token: 4 + 3.
     segments = ([[1, 2, 3, 4, 5, 6]], [[7, 8, 9, 10, 11]])
-    rr = pack(SegmentPacker(10, CLS, SEP, PAD, truncation="round_robin"), *segments)
-    lf = pack(SegmentPacker(10, CLS, SEP, PAD, truncation="longest_first"), *segments)
+    rr = pack(SegmentPacker(10, CLS, SEP, PAD, style="bert", truncation="round_robin"), *segments)
+    lf = pack(SegmentPacker(10, CLS, SEP, PAD, style="bert", truncation="longest_first"), *segments)
     assert rr["token_ids"] == [[CLS, 1, 2, 3, 4, SEP, 7, 8, 9, SEP]]
     assert lf["token_ids"] == [[CLS, 1, 2, 3, 4, SEP, 7, 8, 9, SEP]]
     assert lf["segment_ids"] == [[0, 0, 0, 0, 0, 0, 1, 1, 1, 1]]
     # Equal lengths 5 and 5, budget 7: the second (on a tie, "the longer") keeps the odd token.
-    tie = pack(SegmentPacker(10, CLS, SEP, PAD), [[1, 2, 3, 4, 5]], [[7, 8, 9, 10, 11]])
+    tie = pack(SegmentPacker(10, CLS, SEP, PAD, style="bert"), [[1, 2, 3, 4, 5]], [[7, 8, 9, 10, 11]])
     assert tie["token_ids"] == [[CLS, 1, 2, 3, SEP, 7, 8, 9, 10, SEP]]
 
 
@@ -79,7 +79,7 @@ def test_three_segments():
     # Budget 9 - 4 = 5 for lengths 4, 4, 1: both modes keep 2, 2, 1.
     segments = ([[1, 2, 3, 4]], [[5, 6, 7, 8]], [[9]])
     for truncation in ("longest_first", "round_robin"):
-        out = pack(SegmentPacker(9, CLS, SEP, PAD, truncation=truncation), *segments)
+        out = pack(SegmentPacker(9, CLS, SEP, PAD, style="bert", truncation=truncation), *segments)
         assert out["token_ids"] == [[CLS, 1, 2, SEP, 5, 6, SEP, 9, SEP]]
         assert out["segment_ids"] == [[0, 0, 0, 0, 1, 1, 1, 2, 2]]
 
@@ -106,12 +106,12 @@ def test_single_segment_and_empty_second_segment():
     # Empty segments keep their special tokens, so the layout never depends on content.
     out = pack(SegmentPacker(8, BOS, EOS, RPAD, style="roberta"), [[5, 6]], [[]])
     assert out["token_ids"] == [[BOS, 5, 6, EOS, EOS, EOS, RPAD, RPAD]]
-    out = pack(SegmentPacker(6, CLS, SEP, PAD), [[]], [[]])
+    out = pack(SegmentPacker(6, CLS, SEP, PAD, style="bert"), [[]], [[]])
     assert out["token_ids"] == [[CLS, SEP, SEP, PAD, PAD, PAD]]
 
 
 def test_unbatched_input():
-    out = SegmentPacker(6, CLS, SEP, PAD)([tf.constant([1, 2]), tf.constant([3])])
+    out = SegmentPacker(6, CLS, SEP, PAD, style="bert")([tf.constant([1, 2]), tf.constant([3])])
     assert out["token_ids"].numpy().tolist() == [CLS, 1, 2, SEP, 3, SEP]
     assert out["token_ids"].shape == (6,)
 
@@ -134,5 +134,5 @@ def test_rejects_unknown_options():
     with pytest.raises(ValueError):
         SegmentPacker(8, CLS, SEP, PAD, style="gpt")
     with pytest.raises(ValueError):
-        SegmentPacker(8, CLS, SEP, PAD, truncation="waterfall")
+        SegmentPacker(8, CLS, SEP, PAD, style="bert", truncation="waterfall")
     assert num_special_tokens("bert", 3) == 4 and num_special_tokens("roberta", 1) == 2

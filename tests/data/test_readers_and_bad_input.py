@@ -68,7 +68,7 @@ def test_bad_input_gives_well_formed_batches(tmp_path, wordpiece, objective):
                       long_document, "x", "", "", "y z", "\x00\x01", ""]) + "\n"
     path = tmp_path / "bad.txt"
     path.write_text(text)
-    packer = SegmentPacker(128, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id)
+    packer = SegmentPacker(128, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id, style="bert")
     masker = MaskedLMMasker.for_tokenizer(wordpiece, max_predictions=5, unit="span", word_scheme="wordpiece")
     readers = [text_line_documents(path)]
     if objective == "nsp":
@@ -89,7 +89,7 @@ def test_bad_input_gives_well_formed_batches(tmp_path, wordpiece, objective):
 def test_empty_corpus_gives_no_batches(tmp_path, wordpiece):
     path = tmp_path / "empty.txt"
     path.write_text("\n \n\t\n")
-    packer = SegmentPacker(16, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id)
+    packer = SegmentPacker(16, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id, style="bert")
     masker = MaskedLMMasker.for_tokenizer(wordpiece, max_predictions=3)
     ds = pretraining_dataset(text_line_documents(path), wordpiece, objective="sop", packer=packer,
                              masker=masker, batch_size=2, seed=0)

@@ -83,7 +83,7 @@ def test_line_by_line_makes_one_truncated_example_per_line(tmp_path, wordpiece, 
     lines = korean_lines[:12]
     path = tmp_path / "lines.txt"
     path.write_text("\n\n".join(lines) + "\n   \n", encoding="utf-8")
-    packer = SegmentPacker(SEQUENCE_LENGTH, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id)
+    packer = SegmentPacker(SEQUENCE_LENGTH, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id, style="bert")
     masker = MaskedLMMasker.for_tokenizer(wordpiece, max_predictions=5)
     batches = line_by_line_dataset(text_lines(path), wordpiece, packer=packer, masker=masker, batch_size=4, seed=0)
     expected = [(wordpiece.cls_id, *wordpiece(tf.constant([line])).flat_values.numpy()[:SEQUENCE_LENGTH - 2],
@@ -105,7 +105,7 @@ def test_data_service_with_two_workers_gives_every_example_once(tmp_path, wordpi
         documents = [korean_lines[start:start + 10] for start in range(part * 40, part * 40 + 40, 10)]
         (tmp_path / f"part-{part}.txt").write_text(
             "\n\n".join("\n".join(document) for document in documents) + "\n", encoding="utf-8")
-    packer = SegmentPacker(SEQUENCE_LENGTH, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id)
+    packer = SegmentPacker(SEQUENCE_LENGTH, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id, style="bert")
     masker = MaskedLMMasker.for_tokenizer(wordpiece, max_predictions=5)
 
     def examples():

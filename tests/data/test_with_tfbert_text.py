@@ -9,7 +9,7 @@ import tfbert.text
 
 def test_wordpiece_tokenizer_end_to_end(assets, lee_documents_path):
     tokenizer = tfbert.text.WordPieceTokenizer(str(assets("minilm/vocab.txt")), lowercase=True)
-    packer = data.SegmentPacker(128, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
+    packer = data.SegmentPacker(128, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, style="bert")
     masker = data.MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=20, unit="whole_word",
                                               word_scheme="wordpiece")
     documents = data.text_line_documents(lee_documents_path, one_document_per_line=True)

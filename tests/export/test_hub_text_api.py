@@ -294,7 +294,7 @@ def sentencepiece_hub_text(assets):
     from tfbert.text import SentencePieceTokenizer
 
     tokenizer = SentencePieceTokenizer(assets("spm/botchan_en_unigram_1000.model"), special_tokens={"pad": "<unk>"})
-    return HubText(Preprocessor(tokenizer, SEQUENCE_LENGTH, "roberta"))
+    return HubText(Preprocessor(tokenizer, SEQUENCE_LENGTH, packing_style="roberta"))
 
 
 def test_sentencepiece_tokenize_is_flat_and_packs_roberta_style(sentencepiece_hub_text):

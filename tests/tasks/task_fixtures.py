@@ -18,6 +18,7 @@ class WhitespaceTokenizer:
     """One piece per whitespace-separated word; ids assigned on first sight (from 1000 up)."""
 
     cls_id, sep_id, pad_id = 1, 2, 0
+    special_tokens = {"cls": "[CLS]", "sep": "[SEP]", "pad": "[PAD]"}  # packed BERT-style
 
     def __init__(self):
         self.vocabulary = {}
@@ -65,6 +66,7 @@ class CompactVocabulary:
         self.original_ids = [tokenizer.pad_id, tokenizer.cls_id, tokenizer.sep_id]
         self.compact_ids = {old: new for new, old in enumerate(self.original_ids)}
         self.pad_id, self.cls_id, self.sep_id = 0, 1, 2
+        self.special_tokens = tokenizer.special_tokens   # the same tokens, so the same packing style
         self.frozen = False
 
     def _compact(self, old: int) -> int:

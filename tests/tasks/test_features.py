@@ -23,15 +23,34 @@ def test_pairs_are_truncated_longest_first_and_packed():
             from tfbert.tasks.tokenization import Pieces
             return [Pieces([int(w) for w in t.split()], [0] * len(t.split()), [0] * len(t.split())) for t in texts]
 
-    assert encode_texts(Ids(), ["11 12 13 14 15"], ["16 17"], max_length=8)["token_ids"].tolist() == [
-        [1, 11, 12, 13, 2, 16, 17, 2]]   # 5 + 2 pieces in a budget of 5: the longer one loses 2
-    features = encode_texts(Ids(), ["10 11 12 13 14"], ["20 21"], max_length=8)
+    packed = encode_texts(Ids(), ["11 12 13 14 15"], ["16 17"], max_length=8, packing_style="bert")
+    assert packed["token_ids"].tolist() == [[1, 11, 12, 13, 2, 16, 17, 2]]  # budget 5: the longer one loses 2
+    features = encode_texts(Ids(), ["10 11 12 13 14"], ["20 21"], max_length=8, packing_style="bert")
     assert features["token_ids"].tolist() == [[1, 10, 11, 12, 2, 20, 21, 2]]
     assert features["segment_ids"].tolist() == [[0, 0, 0, 0, 0, 1, 1, 1]]
-    choices = encode_choices(Ids(), ["10", "11"], [["20", "21"], ["22", "23"]], max_length=6)
+    choices = encode_choices(Ids(), ["10", "11"], [["20", "21"], ["22", "23"]], max_length=6, packing_style="bert")
     assert choices["token_ids"].shape == (2, 2, 6) and choices["token_ids"][1, 1].tolist() == [1, 11, 2, 23, 2, 0]
     with pytest.raises(ValueError, match="same number of choices"):
-        encode_choices(Ids(), ["a", "b"], [["1"], ["1", "2"]])
+        encode_choices(Ids(), ["a", "b"], [["1"], ["1", "2"]], packing_style="bert")
+    with pytest.raises(ValueError, match="cannot tell the packing style of Ids.*packing_style='bert' or 'roberta'"):
+        encode_texts(Ids(), ["10"], max_length=8)   # ids alone do not say BERT or RoBERTa
+
+
+def test_a_tokenizer_packs_in_the_style_of_its_special_tokens(assets):
+    from tfbert.data.preprocessor import Preprocessor
+    from tfbert.text import SentencePieceTokenizer, WordPieceTokenizer
+
+    roberta = SentencePieceTokenizer(assets("spm/botchan_en_unigram_1000.model"), special_tokens={"pad": "<unk>"})
+    features = encode_texts(roberta, ["a b"], ["c"], max_length=12)   # XLM-R's <s> and </s>
+    bos, eos = roberta.cls_id, roberta.sep_id
+    row = features["token_ids"][0].tolist()
+    assert row[0] == bos and row.count(eos) == 3 and features["segment_ids"].max() == 0   # <s> a </s></s> b </s>
+    assert Preprocessor(roberta, 12).packing_style == "roberta"
+    wordpiece = WordPieceTokenizer(str(assets("minilm/vocab.txt")))
+    assert Preprocessor(wordpiece, 12).packing_style == "bert"
+    assert Preprocessor(wordpiece, 12, architecture="roberta").packing_style == "roberta"   # the family decides
+    with pytest.raises(ValueError, match="disagrees with the preprocessor's 'bert'"):
+        encode_texts(Preprocessor(wordpiece, 12), ["a"], packing_style="roberta")
 
 
 def test_word_labels_go_on_the_first_piece_only(assets):

@@ -4,6 +4,9 @@
 - `open(path)`: any tfbert folder or `.keras` file, a SavedModel from `tfbert export`, a Hugging Face or
   sentence-transformers folder, a TF1 release or a keras-hub preset, as an `Artifact` with its kind,
   family, config, `preprocessor`, task, `load_model()` and `load_encoder()` (`tfbert.artifacts.reader`).
+- `folder_kind(path)`: a folder's kind without loading it (the manifest's, or an old run's files); what
+  `tfbert.outputs.run_kind` asks before resuming a run.
+- `resolve_saved_model(path)`: the version folder of an export that every loader uses (`tfbert.artifacts.saved_models`).
 
 Importing this package imports neither TensorFlow nor Keras; loading a model does.
 
@@ -15,8 +18,10 @@ Example:
 """
 
 from tfbert.artifacts.manifest import (FORMAT_VERSION, KINDS, MANIFEST_FILE, preprocessor_fields, read_manifest,
-                                       write_manifest)
-from tfbert.artifacts.reader import ACCEPTED, Artifact, open, open_as  # noqa: A004  (the reader's verb)
+                                       record_step, source_fields, write_manifest)
+from tfbert.artifacts.reader import ACCEPTED, Artifact, folder_kind, open, open_as  # noqa: A004  (the reader's verb)
+from tfbert.artifacts.saved_models import is_saved_model, resolve_saved_model, saved_model_versions
 
-__all__ = ["ACCEPTED", "Artifact", "FORMAT_VERSION", "KINDS", "MANIFEST_FILE", "open", "open_as",
-           "preprocessor_fields", "read_manifest", "write_manifest"]
+__all__ = ["ACCEPTED", "Artifact", "FORMAT_VERSION", "KINDS", "MANIFEST_FILE", "folder_kind", "is_saved_model", "open",
+           "open_as", "preprocessor_fields", "read_manifest", "record_step", "resolve_saved_model",
+           "saved_model_versions", "source_fields", "write_manifest"]

@@ -16,6 +16,16 @@ import tensorflow as tf
 RUN_CONFIG_FILE = "config.yaml"
 
 
+def newest_checkpoint_step(directory: str | Path) -> int | None:
+    """The step of the newest complete checkpoint in a run folder (`ckpt-STEP`: the run numbers checkpoints by
+    their global step), None where it has none."""
+    checkpoint = tf.train.latest_checkpoint(str(directory))
+    if checkpoint is None:
+        return None
+    number = checkpoint.rsplit("-", 1)[-1]
+    return int(number) if number.isdigit() else None
+
+
 def load_pretraining_run(directory: str | Path, family: str | None = None) -> keras.Model:
     """The pretraining model of the run in `directory` (the objectives its `config.yaml` records), restored
     from its newest checkpoint; `FileNotFoundError` where it has none yet."""

@@ -11,7 +11,7 @@ export's `assets.extra/`) calls `write_manifest`; `tfbert.artifacts.open` reads 
 | `config` | the encoder config (`EncoderConfig.to_dict()`) or None |
 | `preprocessor` | `tokenizer` (class), `lowercase`, `packing_style`, `sequence_length` |
 | `task` | `task` (classification, regression, embedding, ...), `labels`, `pooling` (sentence-transformers' mode names), `normalize`, `heads` |
-| `provenance` | `source` (what it was made from), `step`, `tfbert_version`, `command`, `model_file` (the `.keras` file it describes) |
+| `provenance` | `source` (the path it was made from: `--init-from`, `--pretrained`, `--student`, the exported or converted model), `source_kind` (that source's kind as `open` names it: `huggingface`, `tf1`, `keras-hub`, `pretraining-run`, ...), `source_step` (the source's training step), `step` (a pretraining run's newest checkpoint step, recorded when it stops; else the step its weights come from), `tfbert_version`, `command`, `model_file` (the `.keras` file it describes) |
 
 The file is written under a temporary name and renamed (`os.replace`), so a reader sees the old
 file or the new one, never half of one. Written by hand: a few lines of JSON need no library.
@@ -57,10 +57,24 @@ def preprocessor_fields(preprocessor: Any = None, tokenizer: Any = None) -> dict
     return fields
 
 
+def source_fields(source: Any) -> dict[str, Any]:
+    """`write_manifest`'s `source`, `source_kind` and `source_step` from an `Artifact` (`tfbert.artifacts.open`);
+    all None for None.
+
+    Example:
+        >>> source_fields(tfbert.artifacts.open("runs/bert"))  # doctest: +SKIP
+        {'source': 'runs/bert', 'source_kind': 'pretraining-run', 'source_step': 2000}
+    """
+    if source is None:
+        return {"source": None, "source_kind": None, "source_step": None}
+    return {"source": str(source.path), "source_kind": source.kind, "source_step": source.step}
+
+
 def write_manifest(folder: str | os.PathLike, kind: str, *, family: str | None = None,
                    config: Mapping[str, Any] | None = None, preprocessor: Mapping[str, Any] | None = None,
-                   task: Mapping[str, Any] | None = None, source: str | None = None, step: int | None = None,
-                   command: str | None = None, model_file: str | None = None) -> Path:
+                   task: Mapping[str, Any] | None = None, source: str | None = None, source_kind: str | None = None,
+                   source_step: int | None = None, step: int | None = None, command: str | None = None,
+                   model_file: str | None = None) -> Path:
     """Writes `folder/tfbert.json` atomically; returns its path (see the module notes for the fields)."""
     if kind not in KINDS:
         raise ValueError(f"unknown artifact kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -68,15 +82,30 @@ def write_manifest(folder: str | os.PathLike, kind: str, *, family: str | None =
                 "config": dict(config) if config is not None else None,
                 "preprocessor": dict(preprocessor) if preprocessor is not None else None,
                 "task": dict(task) if task is not None else None,
-                "provenance": {"source": None if source is None else str(source), "step": step,
-                               "tfbert_version": _tfbert_version(), "command": command,
-                               **({"model_file": model_file} if model_file else {})}}
-    path = Path(folder) / MANIFEST_FILE
+                "provenance": {"source": None if source is None else str(source), "source_kind": source_kind,
+                               "source_step": source_step, "step": step, "tfbert_version": _tfbert_version(),
+                               "command": command, **({"model_file": model_file} if model_file else {})}}
+    return _write(Path(folder) / MANIFEST_FILE, manifest)
+
+
+def _write(path: Path, manifest: Mapping[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{MANIFEST_FILE}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
     os.replace(temporary, path)
     return path
+
+
+def record_step(folder: str | os.PathLike, step: int) -> Path | None:
+    """Sets the manifest's `provenance.step` to `step` (a pretraining run when it stops); None where `folder`
+    has no manifest or is remote (`gs://...`: its manifest keeps the step it was written with)."""
+    if "://" in str(folder):
+        return None
+    manifest = read_manifest(folder)
+    if manifest is None:
+        return None
+    manifest["provenance"] = {**(manifest.get("provenance") or {}), "step": int(step)}
+    return _write(Path(folder) / MANIFEST_FILE, manifest)
 
 
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any] | None:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tfbert.artifacts.manifest import MANIFEST_FILE, read_manifest
+from tfbert.artifacts.saved_models import holds_saved_model, resolve_saved_model
 from tfbert.artifacts.sentence_transformers import read_sentence_transformers
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ TOKENIZER_FOLDER = "tokenizer"
 TASK_FILE = "task.json"
 BEST_MODEL_FILE = "best.keras"
 RUN_CONFIG_FILE = "config.yaml"
+CHECKPOINT_INDEX = "checkpoint"   # TensorFlow's index of a folder's complete checkpoints
 ENCODER_FILES = ("encoder.keras", "encoder/encoder.keras")
 ACCEPTED = ("a .keras file, a folder tfbert wrote (tfbert.json; vocab, pretraining run, finetune/distill model dir, "
             "converted checkpoint), a SavedModel from tfbert export, a Hugging Face or sentence-transformers folder "
@@ -121,6 +123,18 @@ class Artifact:
         return None
 
     @property
+    def step(self) -> int | None:
+        """The training step its weights come from: a pretraining run's newest checkpoint (read live, so a run
+        still training or stopped by a signal says where it is), else the manifest's `provenance.step`."""
+        if self.kind == "pretraining-run":
+            from tfbert.artifacts.loading import newest_checkpoint_step
+
+            newest = newest_checkpoint_step(self.path)
+            if newest is not None:
+                return newest
+        return ((self.manifest or {}).get("provenance") or {}).get("step")
+
+    @property
     def packing_style(self) -> str:
         """`bert` or `roberta`: the saved preprocessor's, else the family's, else the encoder's position layout."""
         saved = (self.manifest or {}).get("preprocessor") or {}
@@ -149,7 +163,7 @@ class Artifact:
 
         tokenizer = tokenizer if tokenizer is not None else self.require_tokenizer()
         length = sequence_length or self.sequence_length or DEFAULT_SEQUENCE_LENGTH
-        return Preprocessor(tokenizer, length, self.packing_style, architecture=self.family)
+        return Preprocessor(tokenizer, length, packing_style=self.packing_style, architecture=self.family)
 
     def load_model(self, heads: bool = False, dtype: str | None = None) -> "keras.Model":
         """The model itself: the `.keras` model, a run's pretraining model (newest checkpoint), a converted
@@ -217,21 +231,6 @@ def _load_keras(path: Path) -> "keras.Model":
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not a .keras model file (not a zip archive)")
     return keras.models.load_model(path, compile=False)
-
-
-def _is_saved_model(path: Path) -> bool:
-    folders = [path, *(child for child in path.iterdir() if child.name.isdigit())]
-    return any((folder / "saved_model.pb").is_file() for folder in folders)
-
-
-def saved_model_version(path: Path) -> Path:
-    """`path` if it is a SavedModel, else its highest numeric version folder (TF Serving's `NAME/VERSION/`)."""
-    if (path / "saved_model.pb").is_file():
-        return path
-    versions = [child for child in path.iterdir() if child.name.isdigit() and (child / "saved_model.pb").is_file()]
-    if not versions:
-        raise ValueError(f"{path} is not a SavedModel (no saved_model.pb in it or in a version folder)")
-    return max(versions, key=lambda child: int(child.name))
 
 
 def _tokenizer_near(folder: Path) -> Path | None:
@@ -370,7 +369,7 @@ def _from_manifest(folder: Path, manifest: dict) -> Artifact:
 
 
 def _saved_model(path: Path) -> Artifact:
-    version = saved_model_version(path)
+    version = resolve_saved_model(path)
     extra = version / "assets.extra"
     manifest = read_manifest(extra)
     if manifest is not None:
@@ -450,6 +449,28 @@ def _huggingface_folder(path: Path) -> Artifact:
                     tokenizer_folder=path if is_huggingface_tokenizer(path) else None)
 
 
+def folder_kind(path: str | Path) -> str | None:
+    """What a folder tfbert wrote is, without loading anything: its manifest's `kind`; for a folder written
+    before the manifest, `pretraining-run` where it has a run's files (`config.yaml` or a checkpoint index)
+    and no `task.json`; else None (not a tfbert folder, or its manifest is unreadable).
+
+    Example:
+        >>> folder_kind("runs/bert")  # doctest: +SKIP
+        'pretraining-run'
+    """
+    path = Path(path)
+    if not path.is_dir():
+        return None
+    try:
+        manifest = read_manifest(path)
+    except ValueError:
+        return None
+    if manifest is not None:
+        return manifest["kind"]
+    legacy_run = (path / RUN_CONFIG_FILE).is_file() or (path / CHECKPOINT_INDEX).is_file()
+    return "pretraining-run" if legacy_run and not (path / TASK_FILE).exists() else None
+
+
 def open_as(path: str | Path, kind: str) -> Artifact:
     """`path` read as a `huggingface`, `tf1` or `keras-hub` folder, where the caller knows which it is (`tfbert
     convert KIND`): the format's own reader then says what is missing or wrong.
@@ -481,7 +502,7 @@ def open(path: str | Path) -> Artifact:  # noqa: A001  (tfbert.artifacts.open, a
     manifest = read_manifest(path)
     if manifest is not None:
         return _from_manifest(path, manifest)
-    if _is_saved_model(path):
+    if holds_saved_model(path):
         return _saved_model(path)
     found = _legacy_folder(path) or _foreign_folder(path)
     if found is None:
@@ -490,4 +511,4 @@ def open(path: str | Path) -> Artifact:  # noqa: A001  (tfbert.artifacts.open, a
     return found
 
 
-__all__ = ["ACCEPTED", "Artifact", "MANIFEST_FILE", "open", "open_as"]
+__all__ = ["ACCEPTED", "Artifact", "MANIFEST_FILE", "folder_kind", "open", "open_as"]

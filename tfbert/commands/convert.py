@@ -74,7 +74,7 @@ def _write_manifest(args: argparse.Namespace, artifact, model, tokenizer) -> Non
     """`tfbert.json` beside the `.keras` file: kind, family, config, tokenizer, packing, pooling, source."""
     from pathlib import Path
 
-    from tfbert.artifacts import preprocessor_fields, write_manifest
+    from tfbert.artifacts import preprocessor_fields, source_fields, write_manifest
 
     output = Path(args.output)
     preprocessor = None
@@ -82,8 +82,8 @@ def _write_manifest(args: argparse.Namespace, artifact, model, tokenizer) -> Non
         preprocessor = {**preprocessor_fields(tokenizer=tokenizer), "packing_style": artifact.packing_style,
                         "sequence_length": artifact.sequence_length}
     write_manifest(output.parent, "converted-checkpoint", family=artifact.family, config=artifact.config,
-                   preprocessor=preprocessor, task=artifact.task or None,
-                   source=args.checkpoint, command=f"convert {args.source}", model_file=output.name)
+                   preprocessor=preprocessor, task=artifact.task or None, **source_fields(artifact),
+                   step=artifact.step, command=f"convert {args.source}", model_file=output.name)
 
 
 def run(args: argparse.Namespace) -> None:

@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> None:
     import_tensorflow_quietly()
     from tfbert.tasks import load_text_embedder
     from tfbert.tasks.distillation import distill, vocabulary_coverage
+    from tfbert.tasks.model_dir import write_model_dir_manifest
 
     try:
         with new_output(args.model_dir, flag="--model-dir", overwrite=args.overwrite) as model_dir:
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> None:
                              eval_targets=eval_targets, pooling=pooling, max_length=args.max_length,
                              epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                              strategy=args.strategy, seed=args.seed)
+            write_model_dir_manifest(model_dir, source=args.student)
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
     result.best_path = str(Path(args.model_dir) / Path(result.best_path).name)

@@ -164,7 +164,7 @@ def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor
             "max_length": args.max_length, "pair": train.pair_texts is not None, "metric": metric}
     if regression:
         task["score_range"] = [float(np.min(train.labels)), float(np.max(train.labels))]
-    write_task(model_dir, task)
+    write_task(model_dir, task, source=args.pretrained)
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path, "metric": metric}
 
 
@@ -184,7 +184,7 @@ def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor, mod
         symmetric=args.symmetric, epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
         learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
     preprocessor.save(model_dir)  # its architecture, for export and convert to-huggingface
-    write_model_dir_manifest(model_dir, source=str(pretrained))
+    write_model_dir_manifest(model_dir, source=args.pretrained)
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,
             "metric": "spearman_correlation"}
 

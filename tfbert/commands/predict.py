@@ -66,30 +66,20 @@ class PredictInputError(ValueError):
 SERVER_ADDRESS = re.compile(r"^((https?|grpc)://|[\w.-]+:\d+(/|$))")
 
 
-def is_saved_model(folder: Path) -> bool:
-    return (folder / "saved_model.pb").is_file() or (folder / "saved_model.pbtxt").is_file()
-
-
 def find_saved_model(path: str | os.PathLike) -> Path:
-    """`path` if it is a SavedModel, else its highest numeric version folder (TF Serving's layout `NAME/VERSION/`)."""
-    folder = Path(path)
-    if not folder.exists() and SERVER_ADDRESS.match(str(path)):
+    """The SavedModel `path` names (`tfbert.artifacts.resolve_saved_model`: it, or its highest version folder);
+    a TF Serving address is refused with what to run instead."""
+    from tfbert.artifacts.saved_models import resolve_saved_model
+
+    if not Path(path).exists() and SERVER_ADDRESS.match(str(path)):
         raise PredictInputError(
             f"{path!r} is a TF Serving address, not a SavedModel folder: tfbert predict runs a local export "
             "(saved_models/NAME); to query a server run python -m tfbert.export.client --model NAME "
             "--rest-address HOST:PORT TEXT (it says 'cannot reach TF Serving at HOST:PORT' when none answers)")
-    if not folder.exists():
-        raise FileNotFoundError(f"SavedModel folder {str(folder)!r} does not exist")
-    if not folder.is_dir():
-        raise PredictInputError(f"{str(folder)!r} is a file; give the SavedModel folder that tfbert export wrote "
-                                "(saved_models/NAME/VERSION or saved_models/NAME)")
-    if is_saved_model(folder):
-        return folder
-    versions = [child for child in folder.iterdir() if child.name.isdigit() and is_saved_model(child)]
-    if versions:
-        return max(versions, key=lambda child: int(child.name))
-    raise PredictInputError(f"{str(folder)!r} is not a SavedModel (no saved_model.pb in it or in a version folder); "
-                            "give the folder that tfbert export wrote (saved_models/NAME/VERSION or saved_models/NAME)")
+    try:
+        return resolve_saved_model(path)
+    except ValueError as error:
+        raise PredictInputError(str(error)) from None
 
 
 def signature_task(signature) -> str | None:

@@ -20,7 +20,7 @@ Pairs are packed in the family's style (`[CLS] a [SEP] b [SEP]` with type ids 0/
 the text (`"[MASK]"`) differ: Hugging Face reads them as the special token, tfbert as text.
 
 Example:
-    >>> write_huggingface_tokenizer(load_tokenizer("runs/albert/tokenizer"), "hf/albert", "bert")  # doctest: +SKIP
+    >>> write_huggingface_tokenizer(load_tokenizer("runs/albert/tokenizer"), "hf/albert", packing_style="bert")  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -122,9 +122,9 @@ def _set_unknown_id(folder: Path, unknown_id: int) -> None:
     (folder / CONFIG_FILE).write_text(json.dumps(settings, ensure_ascii=False, indent=2), encoding="utf-8")
 
 
-def write_huggingface_tokenizer(tokenizer: Tokenizer, folder: str | Path, packing_style: str = "bert") -> None:
-    """Writes the Hugging Face files of `tokenizer` into `folder` (see the module notes); `ValueError` for a
-    tokenizer class with no equivalent."""
+def write_huggingface_tokenizer(tokenizer: Tokenizer, folder: str | Path, *, packing_style: str) -> None:
+    """Writes the Hugging Face files of `tokenizer`, packing in `packing_style` (the model family's), into
+    `folder` (see the module notes); `ValueError` for a tokenizer class with no equivalent."""
     builder = next((build for cls, build in _BUILDERS.items() if isinstance(tokenizer, cls)), None)
     if builder is None:
         raise ValueError(f"{type(tokenizer).__name__} has no Hugging Face equivalent; supported: "

@@ -185,7 +185,7 @@ def _write_checkpoint(checkpoint: Checkpoint, folder: Path, tokenizer, packing_s
     (folder / CONFIG_FILE).write_text(json.dumps(checkpoint.config, indent=2), encoding="utf-8")
     save_file(checkpoint.tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
     if tokenizer is not None:
-        write_huggingface_tokenizer(tokenizer, folder, packing_style)
+        write_huggingface_tokenizer(tokenizer, folder, packing_style=packing_style)
     if checkpoint.embedding is not None:
         width, pooling, normalize = checkpoint.embedding
         write_sentence_transformers(folder, width, SentenceTransformersLayout(pooling, normalize, max_length))

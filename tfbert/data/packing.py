@@ -97,6 +97,26 @@ def num_special_tokens(style: PackingStyle, num_segments: int) -> int:
     raise ValueError(f"unknown packing style {style!r}; use 'bert' or 'roberta'")
 
 
+def packing_style_of(tokenizer) -> PackingStyle:
+    """The packing style a tokenizer's special tokens belong to: a `[CLS]`-like start token (BERT,
+    ALBERT, ELECTRA, SpanBERT, DeBERTa) packs BERT-style, an `<s>`-like one (RoBERTa, XLM-R, XLM)
+    RoBERTa-style, as every family's spec pairs them. `ValueError` where the tokenizer names no such
+    token (a bare id-level tokenizer): pass the family's `packing_style` or a `Preprocessor` instead.
+
+    >>> class Tokenizer:
+    ...     special_tokens = {"cls": "<s>", "sep": "</s>"}
+    >>> packing_style_of(Tokenizer())
+    'roberta'
+    """
+    start = (getattr(tokenizer, "special_tokens", None) or {}).get("cls")
+    if isinstance(start, str) and start.startswith("["):
+        return "bert"
+    if isinstance(start, str) and start.startswith("<"):
+        return "roberta"
+    raise ValueError(f"cannot tell the packing style of {type(tokenizer).__name__} (start token {start!r}); pass "
+                     "packing_style='bert' or 'roberta' (the model family's), or the model's Preprocessor")
+
+
 class SegmentPacker:
     """Trim, join and pad one or more segments of token ids to `sequence_length`.
 
@@ -107,7 +127,7 @@ class SegmentPacker:
 
     Example:
 
-    >>> packer = SegmentPacker(8, cls_id=101, sep_id=102, pad_id=0)
+    >>> packer = SegmentPacker(8, cls_id=101, sep_id=102, pad_id=0, style="bert")
     >>> out = packer([tf.ragged.constant([[1, 2, 3, 4]]), tf.ragged.constant([[5, 6, 7]])])
     >>> out["token_ids"].numpy().tolist()
     [[101, 1, 2, 3, 102, 5, 6, 102]]
@@ -120,7 +140,8 @@ class SegmentPacker:
         sep_id: id of `[SEP]` / `</s>`, put after each segment (and, for
             "roberta", also before every segment after the first).
         pad_id: id used to fill the rest of the sequence.
-        style: "bert" or "roberta", see the module docstring.
+        style: "bert" or "roberta", see the module docstring; no default: it is the model
+            family's (`tfbert.architectures.get(NAME).packing_style`), or `packing_style_of(tokenizer)`.
         truncation: "longest_first" (the default, tfbert's one rule; see the
             module notes) or "round_robin", which removes one token at a time
             from each segment in turn (TF-Text `RoundRobinTrimmer`). Both cut
@@ -133,7 +154,8 @@ class SegmentPacker:
         cls_id: int,
         sep_id: int,
         pad_id: int,
-        style: PackingStyle = "bert",
+        *,
+        style: PackingStyle,
         truncation: Truncation = "longest_first",
     ):
         if truncation not in _TRIMMERS:

@@ -29,7 +29,7 @@ import tensorflow as tf
 
 from tfbert import architectures
 from tfbert.data.masking import MaskedLMMasker
-from tfbert.data.packing import PackingStyle, SegmentPacker
+from tfbert.data.packing import PackingStyle, SegmentPacker, packing_style_of
 from tfbert.text.base import Tokenizer, as_utf8
 
 PREPROCESSOR_FILE = "preprocessor.json"
@@ -64,8 +64,8 @@ class Preprocessor(tf.Module):
     Args:
         tokenizer: a `tfbert.text` tokenizer with cls, sep and pad tokens.
         sequence_length: the fixed length inputs are packed, truncated and padded to.
-        packing_style: `bert` or `roberta` (see `tfbert.data.packing`); `for_architecture`
-            takes it from the architecture's spec.
+        packing_style: `bert` or `roberta` (see `tfbert.data.packing`); by default the
+            `architecture`'s (its spec's), else the tokenizer's (`packing_style_of`: `[CLS]` or `<s>`).
         masking: `MaskingSettings` to mask for masked-LM pretraining (`mask`); None for none.
         architecture: the family the preprocessor belongs to, recorded when saved.
 
@@ -79,8 +79,8 @@ class Preprocessor(tf.Module):
         array([ 101, 7592, 2088,  102], dtype=int32)
     """
 
-    def __init__(self, tokenizer: Tokenizer, sequence_length: int = DEFAULT_SEQUENCE_LENGTH,
-                 packing_style: PackingStyle = "bert", masking: MaskingSettings | None = None,
+    def __init__(self, tokenizer: Tokenizer, sequence_length: int = DEFAULT_SEQUENCE_LENGTH, *,
+                 packing_style: PackingStyle | None = None, masking: MaskingSettings | None = None,
                  architecture: str | None = None):
         super().__init__(name="preprocessor")
         missing = [role for role in ("cls", "sep", "pad") if getattr(tokenizer, f"{role}_id") is None]
@@ -89,6 +89,9 @@ class Preprocessor(tf.Module):
         self.tokenizer = tokenizer
         self.sequence_length = sequence_length
         self.architecture = architecture
+        if packing_style is None:
+            packing_style = (architectures.get(architecture).packing_style if architecture
+                             else packing_style_of(tokenizer))
         self.packer = SegmentPacker(sequence_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id,
                                     style=packing_style)
         self.masking = masking
@@ -104,8 +107,7 @@ class Preprocessor(tf.Module):
             >>> Preprocessor.for_architecture("xlmr", tokenizer, 128).packing_style  # doctest: +SKIP
             'roberta'
         """
-        style = architectures.get(architecture).packing_style
-        return cls(tokenizer, sequence_length, style, masking=masking, architecture=architecture)
+        return cls(tokenizer, sequence_length, masking=masking, architecture=architecture)
 
     @property
     def packing_style(self) -> PackingStyle:
@@ -190,5 +192,5 @@ class Preprocessor(tf.Module):
             raise ValueError(f"cannot read {path}: {error}") from None
         masking = MaskingSettings(**config["masking"]) if config.get("masking") else None
         return cls(tokenizer or load_tokenizer(Path(directory) / TOKENIZER_FOLDER),
-                   sequence_length or config["sequence_length"], config["packing_style"], masking=masking,
-                   architecture=config.get("architecture"))
+                   sequence_length or config["sequence_length"], packing_style=config["packing_style"],
+                   masking=masking, architecture=config.get("architecture"))

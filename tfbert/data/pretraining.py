@@ -366,7 +366,7 @@ def pretraining_dataset(
     `single_segment_prob` is used by "electra_segments" only.
 
     >>> tokenizer = tfbert.text.WordPieceTokenizer("vocab.txt")  # doctest: +SKIP
-    >>> packer = SegmentPacker(128, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)  # doctest: +SKIP
+    >>> packer = SegmentPacker(128, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, style="bert")  # doctest: +SKIP
     >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=20)  # doctest: +SKIP
     >>> ds = pretraining_dataset(text_line_documents("corpus.txt"), tokenizer.tokenize,  # doctest: +SKIP
     ...                          objective="nsp", packer=packer, masker=masker,  # doctest: +SKIP

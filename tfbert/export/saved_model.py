@@ -38,9 +38,9 @@ def next_version(model_root: str | Path) -> int:
 
     TF Serving serves the highest version, so a new export replaces the old one without a restart.
     """
-    root = Path(model_root)
-    versions = [int(child.name) for child in root.iterdir() if child.name.isdigit()] if root.is_dir() else []
-    return max(versions, default=0) + 1
+    from tfbert.artifacts.saved_models import next_version_number
+
+    return next_version_number(model_root)
 
 
 def _serving_task(task: str, model: keras.Model, label_names, pair: bool, options: dict,
@@ -87,7 +87,7 @@ def export_preprocessor(resolved: ExportSource, tokenizer: Tokenizer | str | Pat
     length = min(length, config.max_sequence_length) if not sequence_length else length
     if length > config.max_sequence_length:
         raise ValueError(f"sequence_length {length} exceeds the encoder's {config.max_sequence_length} positions")
-    return Preprocessor(_as_tokenizer(tokenizer, resolved.tokenizer), length, resolved.packing_style(),
+    return Preprocessor(_as_tokenizer(tokenizer, resolved.tokenizer), length, packing_style=resolved.packing_style(),
                         architecture=resolved.architecture)
 
 
@@ -197,7 +197,17 @@ def _write_metadata(target: Path, task: ServingTask, preprocessor: Preprocessor,
                    preprocessor=preprocessor_fields(preprocessor),
                    task={"task": resolved.task, "labels": metadata.get("label_names") or metadata.get("tag_names"),
                          "pair": pair, **{key: options[key] for key in ("pooling", "normalize") if key in options}},
-                   source=None if isinstance(source, keras.Model) else str(source), command="export")
+                   command="export", **_source_fields(source))
+
+
+def _source_fields(source) -> dict:
+    """The manifest's source (path, kind, step) of what was exported; none for an in-memory model."""
+    from tfbert import artifacts
+
+    if isinstance(source, keras.Model):
+        return {}
+    fields = artifacts.source_fields(artifacts.open(source))
+    return {**fields, "step": fields["source_step"]}
 
 
 def export_hub_pair(

@@ -26,7 +26,6 @@ from tfbert.tasks.finetune import FinetuneResult, finetune
 from tfbert.tasks.model_dir import BEST_MODEL_FILE, TOKENIZER_FOLDER, write_task
 from tfbert.tasks.models import SentenceEmbedder, SiameseEmbedder
 from tfbert.tasks.sentence_pairs import NLI_LABELS, SentencePairs, normalise_scores, score_range
-from tfbert.tasks.tokenization import as_piece_tokenizer
 
 # What each loss trains on: the kinds of `SentencePairs` it accepts.
 LOSS_PAIR_KINDS = {
@@ -45,7 +44,7 @@ def encode_side(tokenizer, texts: Sequence[str], side: str, max_length: int) -> 
         >>> encode_side(tokenizer, ["a cat", "a cat sat down"], "first", 128)["first_token_ids"].shape  # doctest: +SKIP
         (2, 6)
     """
-    features = encode_texts(as_piece_tokenizer(tokenizer), texts, max_length=max_length)
+    features = encode_texts(tokenizer, texts, max_length=max_length)
     width = int(features["padding_mask"].sum(axis=1).max(initial=1))
     return {f"{side}_{name}": values[:, :width] for name, values in features.items()}
 

@@ -7,7 +7,7 @@ ids or truncation: BERT-style `[CLS] a [SEP] b [SEP]` (type ids 0, then 1) or Ro
 
 Pass a `Preprocessor` (its tokenizer, sequence length and packing style), or a tokenizer with
 `max_length` and `packing_style` (a `PieceTokenizer`, e.g. a Hugging Face `tokenizers` adapter,
-or a `tfbert.text` tokenizer).
+which needs `packing_style`, or a `tfbert.text` tokenizer, whose special tokens give it).
 
 Example:
     >>> features = encode_texts(preprocessor, ["a great film"])  # doctest: +SKIP
@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 import tensorflow as tf
 
-from tfbert.data.packing import PackingStyle, SegmentPacker
+from tfbert.data.packing import PackingStyle, SegmentPacker, packing_style_of
 from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
 from tfbert.data.text_lists import text_list
 from tfbert.tasks.tokenization import PieceTokenizer, as_piece_tokenizer
@@ -30,21 +30,27 @@ from tfbert.tasks.tokenization import PieceTokenizer, as_piece_tokenizer
 TokenizerLike = PieceTokenizer | Preprocessor | Any
 
 
-def tokenizer_and_packer(source: TokenizerLike, max_length: int | None = None,
-                         packing_style: PackingStyle = "bert") -> tuple[PieceTokenizer, SegmentPacker]:
+def tokenizer_and_packer(source: TokenizerLike, max_length: int | None = None, *,
+                         packing_style: PackingStyle | None = None) -> tuple[PieceTokenizer, SegmentPacker]:
     """The piece tokenizer and the packer that features of `source` use.
 
     A `Preprocessor` gives its own (its packing style; its length unless `max_length` is given);
-    a tokenizer gets a packer of `max_length` (default 128) tokens in `packing_style`.
+    a tokenizer gets a packer of `max_length` (default 128) tokens in `packing_style`, by default
+    the style its special tokens belong to (`tfbert.data.packing.packing_style_of`; a bare
+    `PieceTokenizer` names none, so it needs `packing_style`).
     """
     if isinstance(source, Preprocessor):
         packer = source.packer
+        if packing_style is not None and packing_style != packer.style:
+            raise ValueError(f"packing_style={packing_style!r} disagrees with the preprocessor's {packer.style!r}; "
+                             "leave it out (the preprocessor's is the model's)")
         if max_length is not None and max_length != packer.sequence_length:
             packer = SegmentPacker(max_length, packer.cls_id, packer.sep_id, packer.pad_id, style=packer.style)
         return as_piece_tokenizer(source.tokenizer), packer
     tokenizer = as_piece_tokenizer(source)
+    style = packing_style or packing_style_of(source)
     return tokenizer, SegmentPacker(max_length or DEFAULT_SEQUENCE_LENGTH, tokenizer.cls_id, tokenizer.sep_id,
-                                    tokenizer.pad_id, style=packing_style)
+                                    tokenizer.pad_id, style=style)
 
 
 def ragged_ids(rows: Sequence[Sequence[int]]) -> tf.RaggedTensor:
@@ -75,19 +81,20 @@ def encode_texts(
     texts: Sequence[str],
     pair_texts: Sequence[str] | None = None,
     max_length: int | None = None,
-    packing_style: PackingStyle = "bert",
+    *,
+    packing_style: PackingStyle | None = None,
 ) -> dict[str, np.ndarray]:
     """Encoder inputs `[texts, length]` for single texts or text pairs (see the module notes).
 
     `tokenizer` is a `Preprocessor`, a `PieceTokenizer` or a `tfbert.text` tokenizer;
     `max_length` and `packing_style` apply to the latter two (and `max_length` replaces a
-    preprocessor's length).
+    preprocessor's length); `packing_style` defaults to the tokenizer's (see `tokenizer_and_packer`).
     """
     texts = text_list(texts)
     pair_texts = None if pair_texts is None else text_list(pair_texts, "pair_texts")
     if pair_texts is not None and len(pair_texts) != len(texts):
         raise ValueError(f"{len(texts)} texts but {len(pair_texts)} pair texts")
-    pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style)
+    pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style=packing_style)
     segments = [[row.ids for row in pieces.encode_with_offsets(list(texts))]]
     if pair_texts is not None:
         segments.append([row.ids for row in pieces.encode_with_offsets(list(pair_texts))])
@@ -99,7 +106,8 @@ def encode_choices(
     contexts: Sequence[str],
     choices: Sequence[Sequence[str]],
     max_length: int | None = None,
-    packing_style: PackingStyle = "bert",
+    *,
+    packing_style: PackingStyle | None = None,
 ) -> dict[str, np.ndarray]:
     """Multiple-choice inputs `[examples, choices, length]`: the pair (context, choice) for every choice."""
     counts = {len(row) for row in choices}
@@ -113,6 +121,6 @@ def encode_choices(
         [context for context in contexts for _ in range(per_example)],
         [choice for row in choices for choice in row],
         max_length,
-        packing_style,
+        packing_style=packing_style,
     )
     return {name: array.reshape(len(contexts), per_example, -1) for name, array in flat.items()}

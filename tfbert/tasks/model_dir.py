@@ -34,17 +34,18 @@ def read_task(source: str | Path) -> dict:
     return json.loads(task_file.read_text(encoding="utf-8")) if task_file.is_file() else {}
 
 
-def write_task(model_dir: str | Path, task: dict) -> None:
+def write_task(model_dir: str | Path, task: dict, source: str | Path | None = None) -> None:
     """Writes `task.json` and the manifest `tfbert.json` (`write_model_dir_manifest`)."""
     (Path(model_dir) / TASK_FILE).write_text(json.dumps(task, indent=2), encoding="utf-8")
-    write_model_dir_manifest(model_dir)
+    write_model_dir_manifest(model_dir, source)
 
 
-def write_model_dir_manifest(model_dir: str | Path, source: str | None = None) -> Path:
+def write_model_dir_manifest(model_dir: str | Path, source: str | Path | None = None) -> Path:
     """`tfbert.json` of a model dir, from what the folder holds: the family and encoder config recorded in
-    `best.keras`, `preprocessor.json` (packing, length) or `tokenizer/`, and `task.json` (labels as `labels`)."""
+    `best.keras`, `preprocessor.json` (packing, length) or `tokenizer/`, and `task.json` (labels as `labels`);
+    its provenance names `source` (the `--pretrained` or `--student` model: path, kind and step)."""
     from tfbert.artifacts import open as open_artifact
-    from tfbert.artifacts import write_manifest
+    from tfbert.artifacts import source_fields, write_manifest
     from tfbert.artifacts.reader import keras_file_summary
 
     model_dir = Path(model_dir)
@@ -58,7 +59,8 @@ def write_model_dir_manifest(model_dir: str | Path, source: str | None = None) -
 
         preprocessor = preprocessor_fields(artifact.preprocessor_with(sequence_length=task.get("max_length")))
     return write_manifest(model_dir, "model-dir", family=family or artifact.family, config=config,
-                          preprocessor=preprocessor, task=task, source=source, command=task.get("command"))
+                          preprocessor=preprocessor, task=task, command=task.get("command"),
+                          **source_fields(open_artifact(source) if source is not None else None))
 
 
 def model_file(source: str | Path) -> Path:

@@ -110,16 +110,18 @@ def make_features(
     max_length: int | None = 384,
     doc_stride: int = 128,
     max_question_length: int = 64,
-    packing_style: PackingStyle = "bert",
+    *,
+    packing_style: PackingStyle | None = None,
 ) -> QAFeatures:
     """Windows, inputs and labels for `examples` (see the module notes).
 
     `tokenizer` is a `Preprocessor` (its packing style; its length unless `max_length` is
-    given) or a tokenizer packed in `packing_style` (`tfbert.tasks.features.tokenizer_and_packer`).
+    given) or a tokenizer packed in `packing_style`, by default its own
+    (`tfbert.tasks.features.tokenizer_and_packer`).
     """
     if doc_stride <= 0:
         raise ValueError(f"doc_stride must be positive, got {doc_stride}")
-    pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style)
+    pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style=packing_style)
     max_length = packer.sequence_length
     questions = pieces.encode_with_offsets([example.question for example in examples])
     contexts = pieces.encode_with_offsets([example.context for example in examples])

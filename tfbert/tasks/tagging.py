@@ -37,12 +37,13 @@ def encode_tagged_words(
     sentences: Sequence[Sequence[str]],
     tags: Sequence[Sequence[int]] | None = None,
     max_length: int | None = 128,
-    packing_style: PackingStyle = "bert",
+    *,
+    packing_style: PackingStyle | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
     """Encoder inputs, `{"labels", "label_weights"}` and the first piece of each word.
 
     `tokenizer` is a `Preprocessor` (its packing; its length unless `max_length` is given) or a
-    tokenizer packed in `packing_style` (`tfbert.tasks.features.tokenizer_and_packer`).
+    tokenizer packed in `packing_style`, by default its own (`tfbert.tasks.features.tokenizer_and_packer`).
 
     Returns:
         features: `token_ids`, `segment_ids`, `padding_mask` `[sentences, max_length]`.
@@ -54,7 +55,7 @@ def encode_tagged_words(
     if tags is not None and any(len(words) != len(row) for words, row in zip(sentences, tags)):
         bad = next(i for i, (words, row) in enumerate(zip(sentences, tags)) if len(words) != len(row))
         raise ValueError(f"sentence {bad} has {len(sentences[bad])} words but {len(tags[bad])} tags")
-    pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style)
+    pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style=packing_style)
     length = packer.sequence_length
     room = length - num_special_tokens(packer.style, 1)
     start = segment_starts(packer.style, [0])[0]

@@ -52,7 +52,8 @@ class _KerasTextModel:
     """A Keras model on the features of `encode_texts`, run in batches of similar length."""
 
     def __init__(self, model: keras.Model, tokenizer, max_length: int = DEFAULT_MAX_LENGTH, batch_size: int = 64):
-        """`tokenizer` is the model's `Preprocessor` (its packing style) or a `tfbert.text` tokenizer (BERT-style)."""
+        """`tokenizer` is the model's `Preprocessor` (its packing style) or a `tfbert.text` tokenizer (the packing
+        style of its special tokens, `tfbert.data.packing.packing_style_of`)."""
         self.model, self.max_length, self.batch_size = model, max_length, batch_size
         self.tokenizer = tokenizer
         self._call = tf.function(lambda inputs: model(inputs, training=False), reduce_retracing=True)
@@ -102,9 +103,7 @@ class _SavedModelTextModel:
     def __init__(self, path: str | Path, batch_size: int = 64):
         import tensorflow_text  # noqa: F401  (registers the TF-Text ops of the tokenizer)
 
-        from tfbert.artifacts.reader import saved_model_version
-
-        self.path = saved_model_version(Path(path))
+        self.path = artifacts.resolve_saved_model(path)
         self._loaded = tf.saved_model.load(str(self.path))
         self.signature = self._loaded.signatures["serving_default"]
         self.batch_size = batch_size

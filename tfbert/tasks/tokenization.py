@@ -82,6 +82,12 @@ class TensorFlowTokenizer:
         self.tokenizer = tokenizer
         self.cls_id, self.sep_id, self.pad_id = cls_id, sep_id, pad_id
 
+    @property
+    def special_tokens(self) -> dict[str, str | None] | None:
+        """The wrapped tokenizer's special tokens (role -> token; what tells its packing style), None where it
+        names none (`tensorflow_text.BertTokenizer`)."""
+        return getattr(self.tokenizer, "special_tokens", None)
+
     def encode_with_offsets(self, texts: Sequence[str]) -> list[Pieces]:
         if not texts:
             return []
@@ -99,6 +105,11 @@ class HuggingFaceTokenizer:
     def __init__(self, tokenizer: Any, cls_id: int, sep_id: int, pad_id: int = 0):
         self.tokenizer = tokenizer
         self.cls_id, self.sep_id, self.pad_id = cls_id, sep_id, pad_id
+
+    @property
+    def special_tokens(self) -> dict[str, str | None]:
+        """`cls`, `sep` and `pad` tokens by their ids in the wrapped tokenizer (what tells its packing style)."""
+        return {role: self.tokenizer.id_to_token(getattr(self, f"{role}_id")) for role in ("cls", "sep", "pad")}
 
     def encode_with_offsets(self, texts: Sequence[str]) -> list[Pieces]:
         encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)

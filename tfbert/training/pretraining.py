@@ -396,13 +396,37 @@ def pretrain(
             initialize_from(model, source, pieces)
         return model
 
-    save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions)
-    return train(model_fn, dataset_fn,
-                 model_dir=model_dir, steps=steps, global_batch_size=global_batch_size, strategy=strategy,
-                 optimizer_fn=optimizer_fn, checkpoint_every=checkpoint_every,
-                 steps_per_execution=steps_per_execution, jit_compile=jit_compile, precision=precision, seed=seed,
-                 verbose=verbose, log_every=log_every, callbacks=callbacks,
-                 hidden_size=config.encoder.hidden_size)
+    save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions, init_from=init_from)
+    model = train(model_fn, dataset_fn,
+                  model_dir=model_dir, steps=steps, global_batch_size=global_batch_size, strategy=strategy,
+                  optimizer_fn=optimizer_fn, checkpoint_every=checkpoint_every,
+                  steps_per_execution=steps_per_execution, jit_compile=jit_compile, precision=precision, seed=seed,
+                  verbose=verbose, log_every=log_every, callbacks=callbacks,
+                  hidden_size=config.encoder.hidden_size)
+    record_run_step(model_dir)
+    return model
+
+
+def _run_source(model_dir: str, init_from: str | Path | None) -> dict:
+    """The manifest's source fields: `init_from`'s, else those of the run being resumed in `model_dir`."""
+    from tfbert import artifacts
+
+    if init_from is not None:
+        return artifacts.source_fields(artifacts.open(init_from))
+    previous = artifacts.read_manifest(model_dir) if "://" not in model_dir else None
+    kept = (previous or {}).get("provenance") or {}
+    return {name: kept.get(name) for name in ("source", "source_kind", "source_step")}
+
+
+def record_run_step(model_dir: str) -> None:
+    """The run's newest checkpoint step into its manifest's `provenance.step` (local runs; readers of a
+    remote or stopped run read it from the checkpoint, `tfbert.artifacts.Artifact.step`)."""
+    from tfbert.artifacts.loading import newest_checkpoint_step
+    from tfbert.artifacts.manifest import record_step
+
+    step = newest_checkpoint_step(model_dir)
+    if step is not None:
+        record_step(model_dir, step)
 
 
 def read_source_for(init_from: str | Path | None, model_dir: str) -> InitSource | None:
@@ -612,9 +636,10 @@ EXAMPLE_PIPELINES = {"documents": document_pipeline, "multilingual": multilingua
 
 
 def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, sequence_length: int = 128,
-                    max_predictions: int = 20) -> None:
+                    max_predictions: int = 20, *, init_from: str | Path | None = None) -> None:
     """Writes `config.yaml`, `preprocessor.json`, `tokenizer/` and the manifest `tfbert.json` into `model_dir`
-    (local or a bucket such as gs://).
+    (local or a bucket such as gs://); the manifest's provenance names `init_from` (path, kind, step), or
+    keeps the source a resumed run's manifest names.
 
     A `model_dir` holding another config or tokenizer is refused before anything is written, and each
     file is written under a temporary name and renamed (`tfbert.training.run_assets`).
@@ -630,5 +655,5 @@ def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, s
         write_manifest(local, "pretraining-run", family=config.architecture, config=config.encoder.to_dict(),
                        preprocessor=preprocessor_fields(preprocessor),
                        task={"task": "pretraining", "heads": objectives.split(",") if objectives else None},
-                       command="pretrain")
+                       command="pretrain", **_run_source(model_dir, init_from))
         install_run_assets(local, model_dir)

@@ -8,7 +8,7 @@ import numpy as np
 import tensorflow as tf
 from conftest import CONTEXTS, PAIRS, QUESTIONS, TEXTS
 
-from tfbert.export.client import grpc_predict_request, rest_columnar_body, rest_instances_body
+from tfbert.export.signatures import grpc_predict_request, rest_columnar_body, rest_instances_body
 
 INVALID_UTF8 = b"caf\xe9 \xff\xfe"
 

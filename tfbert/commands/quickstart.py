@@ -112,8 +112,8 @@ def _five_steps(output_dir: Path, work_dir: Path, settings: QuickstartSettings, 
     import tensorflow as tf
 
     import tfbert.corpus
-    from tfbert.commands.predict import predict_texts
     from tfbert.config import load_config
+    from tfbert.export.client import predict_texts
     from tfbert.export.saved_model import export_saved_model
     from tfbert.models.parameters import count_encoder_parameters
     from tfbert.text.vocab_training import train_sentencepiece

@@ -97,27 +97,25 @@ class KerasCrossEncoder(_KerasTextModel):
 
 
 class _SavedModelTextModel:
-    """The `serving_default` signature of a `tfbert export` SavedModel, called in batches."""
+    """The `serving_default` signature of a `tfbert export` SavedModel (or of one on TF Serving: a
+    `tfbert.export.signatures.RestServer` or `GrpcServer`), called in batches through `SavedModelClient`."""
 
-    def __init__(self, path: str | Path, batch_size: int = 64):
-        import tensorflow_text  # noqa: F401  (registers the TF-Text ops of the tokenizer)
+    def __init__(self, source, batch_size: int = 64):
+        from tfbert.export.client import SavedModelClient
 
-        from tfbert.artifacts.reader import saved_model_version
-
-        self.path = saved_model_version(Path(path))
-        self._loaded = tf.saved_model.load(str(self.path))
-        self.signature = self._loaded.signatures["serving_default"]
+        self.client = SavedModelClient(source)
+        self.path = self.client.path
         self.batch_size = batch_size
 
     def _run(self, output: str, **inputs: Sequence[str]) -> np.ndarray:
-        outputs = sorted(self.signature.structured_outputs)
+        outputs = sorted(self.client.signature.output_shapes)
         if output not in outputs:
             raise ValueError(f"{self.path}: serving_default returns {', '.join(outputs)}, not {output!r}; "
                              f"expected a SavedModel exported from a model with a {output!r} output")
         inputs = {name: text_list(values, name) for name, values in inputs.items()}
         count = len(next(iter(inputs.values())))
-        results = [self.signature(**{name: tf.constant(list(values[start:start + self.batch_size]), tf.string)
-                                     for name, values in inputs.items()})[output].numpy()
+        results = [self.client.outputs({name: values[start:start + self.batch_size]
+                                        for name, values in inputs.items()})[output]
                    for start in range(0, count, self.batch_size)]
         values = np.concatenate(results).astype(np.float32) if results else np.zeros((0,), np.float32)
         return finite_outputs(values, output, inputs["text"])

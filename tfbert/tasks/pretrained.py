@@ -69,7 +69,7 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
     """The `tfbert.text` tokenizer that goes with a pretrained model or a tokenizer folder (`Artifact.tokenizer`).
 
     Example:
-        >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased  # doctest: +SKIP
+        >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased
         >>> tokenizer = load_pretrained_tokenizer("runs/albert_tiny")    # the run's SentencePieceTokenizer  # doctest: +SKIP
     """
     return artifacts.open(source).require_tokenizer()

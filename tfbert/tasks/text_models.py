@@ -9,9 +9,9 @@ cross-encoders, whether it is a model dir, a `.keras` file, an encoder folder or
 | SavedModel from `tfbert export` | `serving_default`: `text` -> `embedding` | `text`, `text_pair` -> `score` |
 
 Example:
-    >>> embedder = load_text_embedder("runs/korsts")  # doctest: +SKIP
+    >>> embedder = load_text_embedder("all-MiniLM-L6-v2/")  # doctest: +SKIP
     >>> embedder.embed(["한국어 문장", "another sentence"]).shape  # doctest: +SKIP
-    (2, 768)
+    (2, 384)
     >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # doctest: +SKIP
     array([4.61], dtype=float32)
 """
@@ -81,8 +81,12 @@ class KerasEmbedder(_KerasTextModel):
     """`embed(texts)` with a `SentenceEmbedder`-like model (output `embedding`).
 
     Example:
-        >>> KerasEmbedder(SentenceEmbedder(encoder), tokenizer).embed(["hello"]).shape  # doctest: +SKIP
-        (1, 384)
+        >>> from tfbert.config import load_config
+        >>> from tfbert.models.encoder import build_encoder
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+        >>> KerasEmbedder(SentenceEmbedder(encoder), WordPieceTokenizer("vocab.txt")).embed(["hello"]).shape
+        (1, 128)
     """
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

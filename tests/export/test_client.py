@@ -5,6 +5,7 @@ import base64
 import json
 
 import numpy as np
+import pytest
 import tensorflow as tf
 from conftest import CONTEXTS, PAIRS, QUESTIONS, TEXTS
 
@@ -135,3 +136,22 @@ def test_client_on_a_rest_server_gives_the_local_exports_records(exports, loaded
                 assert served == local, body_format
         finally:
             fake.server.shutdown()
+
+
+def test_exported_embedder_runs_through_the_client_locally_and_on_a_server(exports, loaded):
+    from tfbert.export.client import predict_texts
+    from tfbert.export.signatures import RestServer
+    from tfbert.tasks.text_models import SavedModelEmbedder
+
+    local = SavedModelEmbedder(exports["embedding"], batch_size=2).embed(TEXTS)
+    expected = np.asarray([record["embedding"] for record in predict_texts(exports["embedding"], TEXTS)], np.float32)
+    np.testing.assert_allclose(local, expected, atol=1e-5)   # batches of 2 and of 32
+    fake = _FakeServing(loaded["embedding"])
+    try:
+        served = SavedModelEmbedder(RestServer("embedding", fake.address)).embed(TEXTS)
+        np.testing.assert_allclose(served, local, atol=1e-5)
+    finally:
+        fake.server.shutdown()
+    with pytest.raises(ValueError, match="serving_default returns label, label_id, logits, probabilities, not "
+                                         "'embedding'"):
+        SavedModelEmbedder(exports["classification"]).embed(TEXTS)

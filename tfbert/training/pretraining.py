@@ -187,7 +187,8 @@ def pretraining_preprocessor(config: ModelConfig, tokenizer: Tokenizer, sequence
     """The run's `Preprocessor`: the architecture's packing style, masking as its example recipe says.
 
     Example:
-        >>> pretraining_preprocessor(load_config("albert_tiny"), tokenizer).masking.unit  # doctest: +SKIP
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> pretraining_preprocessor(load_config("albert_tiny"), WordPieceTokenizer("vocab.txt")).masking.unit
         'ngram'
     """
     spec = architecture_of(config)
@@ -295,7 +296,7 @@ def optimizer_settings(
     (`None` leaves the recipe's own rate or warm-up in `create_optimizer`).
 
     Example:
-        >>> optimizer_settings(load_config("albert_base"), 10_000)  # doctest: +SKIP
+        >>> optimizer_settings(load_config("albert_base"), 10_000)
         ('albert', None, None)
     """
     defaults = config.pretraining

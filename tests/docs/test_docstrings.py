@@ -1,7 +1,7 @@
 """Every `>>>` example in tfbert's docstrings runs and prints what it shows, module by module.
 
 Each module's examples run in a temporary working folder that holds the real test assets under the names the
-examples use (`EXAMPLE_FILES`: `vocab.txt`, a SentencePiece model, the `all-MiniLM-L6-v2/` folder), linked from
+examples use (`EXAMPLE_FILES`: `vocab.txt`, a SentencePiece model, GPT-2's BPE, the `all-MiniLM-L6-v2/` folder), linked from
 the asset cache. Examples that need what a test machine lacks (a server, a checkpoint folder, the network, minutes
 of training) carry `# doctest: +SKIP`; everything else runs here.
 """
@@ -21,6 +21,7 @@ EXAMPLE_FILES = {
     "vocab.txt": "minilm/vocab.txt",   # BERT's uncased WordPiece vocabulary
     "botchan_en_unigram_1000.model": "spm/botchan_en_unigram_1000.model",
     "all-MiniLM-L6-v2": "minilm",      # a Hugging Face folder: config.json, model.safetensors, tokenizer files
+    "gpt2.tiktoken": "bpe/gpt2.tiktoken",
 }
 
 

@@ -31,9 +31,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from tfbert.export.signatures import GrpcServer, RestServer, Signature
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Output names that identify each task's signature, checked in this order (question answering and
 # fill-mask before regression and tokenize, whose outputs they include).
@@ -183,9 +186,10 @@ class SavedModelClient:
         """Tokens the export returns per mask (fill-mask), fixed when it was exported."""
         if self.task != "fill_mask":
             return None
-        return self.signature.output_shapes["token_ids"][-1]
+        shape = self.signature.output_shapes["token_ids"]
+        return shape[-1] if shape else None
 
-    def outputs(self, columns: dict[str, Sequence]) -> dict[str, "np.ndarray"]:  # noqa: F821
+    def outputs(self, columns: dict[str, Sequence]) -> dict[str, np.ndarray]:
         """One call of the signature: `{input name: texts}` to `{output name: numpy array}`."""
         return self.signature.call({name: _utf8(values) for name, values in columns.items()})
 

@@ -37,8 +37,8 @@ def module_names() -> list[str]:
 
 @pytest.mark.parametrize("name", module_names())
 def test_docstring_examples_run(name, tmp_path, monkeypatch):
-    for name, source in EXAMPLE_FILES.items():
-        (tmp_path / name).symlink_to(asset(source))
+    for file_name, source in EXAMPLE_FILES.items():
+        (tmp_path / file_name).symlink_to(asset(source))
     monkeypatch.chdir(tmp_path)  # examples that write files (tfbert.corpus's split) write them here
     module = importlib.import_module(name)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -156,7 +156,10 @@ def utf8_replaced_lines(patterns: Sequence[str]) -> tf.data.Dataset:
     """`text_lines` of the files (or glob patterns), every byte sequence that is not UTF-8 replaced by U+FFFD
     (`--line-by-line --encoding-errors replace`).
 
-    >>> lines = utf8_replaced_lines(["latin1.txt"])  # doctest: +SKIP
+    >>> from pathlib import Path
+    >>> _ = Path("latin1.txt").write_bytes("café\\n".encode("latin-1"))
+    >>> [line.numpy().decode("utf-8") for line in utf8_replaced_lines(["latin1.txt"])]
+    ['caf\ufffd']
     """
     files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
     return text_lines(files).map(lambda line: tf.strings.unicode_transcode(

@@ -15,12 +15,10 @@ probabilities are keyed by label id, and fill-mask texts are not checked for the
 
 Example:
     >>> from tfbert.export.signatures import RestServer
-    >>> client = SavedModelClient("saved_models/sst2")  # doctest: +SKIP
-    >>> client.task, client.input_names  # doctest: +SKIP
-    ('classification', ('text',))
-    >>> client(["a gripping film"])[0]["label"]  # doctest: +SKIP
-    'positive'
-    >>> SavedModelClient(RestServer("sst2", "localhost:8501"))(["a gripping film"])[0]["label"]  # doctest: +SKIP
+    >>> server = RestServer("sst2", "http://localhost:8501")   # nothing is sent until the client asks
+    >>> server.address, server.body_format
+    ('localhost:8501', 'instances')
+    >>> SavedModelClient(server)(["a gripping film"])[0]["label"]  # doctest: +SKIP
     'positive'
 """
 

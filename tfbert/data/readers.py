@@ -63,8 +63,11 @@ def text_line_documents(
     >>> _ = Path("wiki_00.txt").write_text("First sentence.\\nSecond one.\\n\\nNext document.\\n", encoding="utf-8")
     >>> _ = Path("wiki_01.txt").write_text("Another file.\\n", encoding="utf-8")
     >>> docs = text_line_documents(["wiki_00.txt", "wiki_01.txt"])
-    >>> [document.numpy().tolist() for document in docs]
-    [[b'First sentence.', b'Second one.'], [b'Next document.'], [b'Another file.']]
+    >>> for document in docs:
+    ...     print(" | ".join(sentence.decode("utf-8") for sentence in document.numpy()))
+    First sentence. | Second one.
+    Next document.
+    Another file.
     """
     file_names = tf.data.Dataset.from_tensor_slices(tf.constant(_as_list(files), tf.string))
     if one_document_per_line:
@@ -104,8 +107,8 @@ def text_lines(files: str | os.PathLike | Sequence[str | os.PathLike]) -> tf.dat
     >>> from pathlib import Path
     >>> _ = Path("a.txt").write_text("  one\\n\\ntwo\\n", encoding="utf-8")
     >>> _ = Path("b.txt.gz").write_bytes(gzip.compress("three\\n".encode("utf-8")))
-    >>> [line.numpy() for line in text_lines(["a.txt", "b.txt.gz"])]
-    [b'one', b'two', b'three']
+    >>> print(" ".join(line.numpy().decode("utf-8") for line in text_lines(["a.txt", "b.txt.gz"])))
+    one two three
     """
     file_names = tf.data.Dataset.from_tensor_slices(tf.constant(_as_list(files), tf.string))
     lines = file_names.flat_map(lambda name: tf.data.TextLineDataset(
@@ -158,8 +161,8 @@ def utf8_replaced_lines(patterns: Sequence[str]) -> tf.data.Dataset:
 
     >>> from pathlib import Path
     >>> _ = Path("latin1.txt").write_bytes("café\\n".encode("latin-1"))
-    >>> [line.numpy().decode("utf-8") for line in utf8_replaced_lines(["latin1.txt"])]
-    ['caf\ufffd']
+    >>> print(" ".join(line.numpy().decode("utf-8") for line in utf8_replaced_lines(["latin1.txt"])))
+    caf\ufffd
     """
     files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
     return text_lines(files).map(lambda line: tf.strings.unicode_transcode(

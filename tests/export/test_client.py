@@ -1,5 +1,7 @@
 """The client's REST (row and columnar JSON) and gRPC requests, turned into tensors the way TF Serving
-does, are accepted by the signatures and give the same outputs as direct calls."""
+does, are accepted by the signatures and give the same outputs as direct calls; `SavedModelClient` on a
+stand-in REST server (answering `/metadata` and `:predict` as TF Serving does) gives the records it gives
+on the export loaded here."""
 
 import base64
 import json
@@ -145,12 +147,13 @@ def test_exported_embedder_runs_through_the_client_locally_and_on_a_server(expor
     local = SavedModelEmbedder(exports["embedding"], batch_size=2).embed(TEXTS)
     direct = loaded["embedding"].signatures["serving_default"](text=tf.constant(TEXTS))["embedding"].numpy()
     np.testing.assert_allclose(local, direct, atol=1e-5)   # batches of 2 and of all
-    fake = _FakeServing(loaded["embedding"])
+    fake, classifier = _FakeServing(loaded["embedding"]), _FakeServing(loaded["classification"])
     try:
         served = SavedModelEmbedder(RestServer("embedding", fake.address)).embed(TEXTS)
         np.testing.assert_allclose(served, local, atol=1e-5)
+        with pytest.raises(ValueError, match="serving_default returns label, label_id, logits, probabilities, not "
+                                             "'embedding'"):
+            SavedModelEmbedder(RestServer("classification", classifier.address)).embed(TEXTS)
     finally:
         fake.server.shutdown()
-    with pytest.raises(ValueError, match="serving_default returns label, label_id, logits, probabilities, not "
-                                         "'embedding'"):
-        SavedModelEmbedder(exports["classification"]).embed(TEXTS)
+        classifier.server.shutdown()

@@ -92,9 +92,9 @@ def load_pretrained_preprocessor(source: str | Path, tokenizer: "Tokenizer | Non
     replacing them where given.
 
     Example:
-        >>> preprocessor = load_pretrained_preprocessor("xlm-roberta-base/", sequence_length=256)  # doctest: +SKIP
-        >>> preprocessor.packing_style  # doctest: +SKIP
-        'roberta'
+        >>> preprocessor = load_pretrained_preprocessor("all-MiniLM-L6-v2/", sequence_length=256)
+        >>> preprocessor.packing_style, preprocessor.sequence_length
+        ('bert', 256)
     """
     return artifacts.open(source).preprocessor_with(tokenizer, sequence_length)
 

@@ -62,7 +62,7 @@ def test_languages_for_an_encoder_without_them_are_refused(models, tokenizer, tm
 
 def test_predict_sends_the_language(multilingual, capsys):
     from tfbert.cli import main
-    from tfbert.commands.predict import predict_texts
+    from tfbert.export.client import predict_texts
 
     path = multilingual[1]
     signature = tf.saved_model.load(str(path)).signatures["serving_default"]

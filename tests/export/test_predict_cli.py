@@ -10,7 +10,7 @@ import tensorflow as tf
 from conftest import CHOICES, CONTEXTS, LABELS, MASKED, PAIRS, QUESTIONS, TAGS, TEXTS
 
 from tfbert.cli import main
-from tfbert.commands.predict import Predictor, predict_texts
+from tfbert.export.client import SavedModelClient, predict_texts
 
 
 def _run(capsys, *argv, stdin=None, monkeypatch=None):
@@ -196,7 +196,7 @@ def test_bad_input_exits_2_with_one_line(argv, message, exports, plain_saved_mod
 
 
 def test_the_mask_token_named_is_the_tokenizers(exports):
-    predictor = Predictor(exports["fill_mask"])
+    predictor = SavedModelClient(exports["fill_mask"])
     assert predictor.task == "fill_mask" and predictor.mask_token == "[MASK]" and predictor.top_k_available == 5
     predictor.mask_token = "<mask>"  # as a RoBERTa or XLM-R export's tokenizer names it
     with pytest.raises(ValueError, match="text 2 .* write <mask> where"):

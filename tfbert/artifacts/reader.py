@@ -17,10 +17,10 @@ This module is the only place that looks at file names to tell what a folder is;
 Python entry points ask it (`tfbert.artifacts.open`) and then use the `Artifact`'s fields.
 
 Example:
-    >>> artifact = open("all-MiniLM-L6-v2/")  # doctest: +SKIP
-    >>> artifact.kind, artifact.family, artifact.task["pooling"], artifact.task["normalize"]  # doctest: +SKIP
-    ('huggingface', 'bert', 'mean', True)
-    >>> artifact.preprocessor.packing_style  # doctest: +SKIP
+    >>> artifact = open("all-MiniLM-L6-v2/")
+    >>> artifact.kind, artifact.source_format, artifact.family
+    ('huggingface', 'huggingface', 'bert')
+    >>> artifact.preprocessor.packing_style
     'bert'
     >>> encoder = artifact.load_encoder()  # doctest: +SKIP
 """

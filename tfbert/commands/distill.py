@@ -14,6 +14,7 @@ from pathlib import Path
 from tfbert.commands import flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.outputs import new_output
+from tfbert.training.settings import TrainingSettings
 
 DEFAULT_EVAL_PAIRS = 1000
 
@@ -63,8 +64,7 @@ def run(args: argparse.Namespace) -> None:
             teacher = load_text_embedder(args.teacher, max_length=args.max_length)
             result = distill(teacher, weights, tokenizer, sources, targets, model_dir, eval_sources=eval_sources,
                              eval_targets=eval_targets, pooling=pooling, max_length=args.max_length,
-                             epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
-                             strategy=args.strategy, seed=args.seed)
+                             settings=TrainingSettings.from_flags(args))
             write_model_dir_manifest(model_dir, source=args.student)
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None

@@ -20,6 +20,7 @@ from tfbert.commands.errors import CommandError
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.outputs import new_output
+from tfbert.training.settings import TrainingSettings
 
 if TYPE_CHECKING:
     from tfbert.text.base import Tokenizer
@@ -157,8 +158,7 @@ def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor
             return SequenceClassifier(encoder, num_classes=num_classes, pooling=pooling)
         evaluate = classification_evaluator(eval_x, evaluation.labels)
     result = finetune(build, pretrained, train_x, train.labels, evaluate, monitor=metric, model_dir=model_dir,
-                      epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
-                      learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
+                      settings=TrainingSettings.from_flags(args))
     preprocessor.save(model_dir)
     task = {"task": "regression" if regression else "classification", "label_names": label_names,
             "max_length": args.max_length, "pair": train.pair_texts is not None, "metric": metric}
@@ -181,8 +181,7 @@ def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor, mod
         source.model_file or pretrained, preprocessor.tokenizer, train, evaluation, model_dir, loss=args.loss,
         pooling=args.pooling or source.task.get("pooling") or "mean", max_length=args.max_length,
         score_scale=tuple(args.score_range) if args.score_range else None, scale=args.scale, margin=args.margin,
-        symmetric=args.symmetric, epochs=args.epochs, batch_size=args.batch_size, strategy=args.strategy,
-        learning_rate=args.learning_rate, precision=args.precision, seed=args.seed)
+        symmetric=args.symmetric, settings=TrainingSettings.from_flags(args))
     preprocessor.save(model_dir)  # its architecture, for export and convert to-huggingface
     write_model_dir_manifest(model_dir, source=args.pretrained)
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,

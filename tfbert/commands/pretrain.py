@@ -13,6 +13,7 @@ from tfbert.commands.precision_flag import add_precision_argument, show_precisio
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.interrupts import Interrupted
 from tfbert.outputs import run_folder
+from tfbert.training.settings import TrainingSettings
 
 
 def run(args: argparse.Namespace) -> None:
@@ -44,13 +45,10 @@ def run(args: argparse.Namespace) -> None:
         with run_folder(args.model_dir, "pretrain", flag="--model-dir", overwrite=args.overwrite):
             remove_interrupted_writes(args.model_dir)
             model = pretrain(
-                args.config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir, steps=args.steps,
-                init_from=args.init_from, objectives=args.objectives,
-                global_batch_size=args.batch_size, strategy=args.strategy, sequence_length=args.sequence_length,
-                max_predictions=args.max_predictions, optimizer_recipe=args.optimizer,
-                learning_rate=args.learning_rate, warmup_steps=args.warmup_steps,
-                checkpoint_every=args.checkpoint_every, steps_per_execution=args.steps_per_execution,
-                precision=args.precision, seed=args.seed, shuffle_buffer=args.shuffle_buffer, callbacks=[watcher],
+                args.config, tokenizer=args.tokenizer, data=data, model_dir=args.model_dir,
+                settings=TrainingSettings.from_flags(args), init_from=args.init_from, objectives=args.objectives,
+                sequence_length=args.sequence_length, max_predictions=args.max_predictions,
+                optimizer_recipe=args.optimizer, shuffle_buffer=args.shuffle_buffer, callbacks=[watcher],
                 line_by_line=args.line_by_line, data_service=args.data_service,
             )
     except Interrupted as interrupted:

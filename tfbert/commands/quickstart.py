@@ -112,12 +112,13 @@ def _five_steps(output_dir: Path, work_dir: Path, settings: QuickstartSettings, 
     import tensorflow as tf
 
     import tfbert.corpus
-    from tfbert.commands.predict import predict_texts
     from tfbert.config import load_config
+    from tfbert.export.client import predict_texts
     from tfbert.export.saved_model import export_saved_model
     from tfbert.models.parameters import count_encoder_parameters
     from tfbert.text.vocab_training import train_sentencepiece
     from tfbert.training.pretraining import config_for_tokenizer, documents_from, pretrain, pretraining_examples
+    from tfbert.training.settings import TrainingSettings
 
     train_path, held_out_path = tfbert.corpus.write_held_out_split(tfbert.corpus.chapters(), work_dir / "data",
                                                                    every=settings.held_out_every)
@@ -132,10 +133,10 @@ def _five_steps(output_dir: Path, work_dir: Path, settings: QuickstartSettings, 
              f"E={encoder.embedding_size}, {count_encoder_parameters(encoder):,} parameters) with MLM + SOP: "
              f"{settings.steps} steps of {settings.batch_size} x {settings.sequence_length} tokens on the CPU")
     max_predictions = max_predictions_for(settings.sequence_length)
+    training = TrainingSettings(steps=settings.steps, batch_size=settings.batch_size, strategy="cpu",
+                                checkpoint_every=settings.steps, seed=settings.seed, verbose=verbose)
     model = pretrain(config, tokenizer=tokenizer, data=[str(train_path)], model_dir=str(work_dir / "pretrain"),
-                     steps=settings.steps, global_batch_size=settings.batch_size, strategy="cpu",
-                     sequence_length=settings.sequence_length, max_predictions=max_predictions,
-                     checkpoint_every=settings.steps, seed=settings.seed, verbose=verbose)
+                     settings=training, sequence_length=settings.sequence_length, max_predictions=max_predictions)
     print_fn(f"      trained in {lap('pretraining') / 60:.1f} min -> {work_dir / 'pretrain'}")
 
     held_out = pretraining_examples(model.config, tokenizer, documents_from(str(held_out_path)),

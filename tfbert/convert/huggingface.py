@@ -15,7 +15,7 @@ puts both into one `ElectraPretrainingModel` (their embeddings are shared).
 
 Example:
     >>> from tfbert.convert.huggingface import load_electra, load_huggingface
-    >>> encoder = load_huggingface("all-MiniLM-L6-v2/")               # Encoder  # doctest: +SKIP
+    >>> encoder = load_huggingface("all-MiniLM-L6-v2/")               # Encoder
     >>> pretrainer = load_huggingface("bert-base-uncased/", heads=True) # PretrainingModel  # doctest: +SKIP
     >>> electra = load_electra("electra-small-discriminator/", "electra-small-generator/")  # doctest: +SKIP
 """
@@ -236,8 +236,8 @@ def load_huggingface(folder: str | Path, heads: bool = False, dtype: str | None 
     checkpoints go through `load_electra`.
 
     Example:
-        >>> encoder = load_huggingface("all-MiniLM-L6-v2/")  # doctest: +SKIP
-        >>> encoder.count_params()  # doctest: +SKIP
+        >>> encoder = load_huggingface("all-MiniLM-L6-v2/")
+        >>> encoder.count_params()
         22713216
     """
     folder = Path(folder)

@@ -12,8 +12,9 @@ architecture, masking settings) plus the `tokenizer/` folder; `Preprocessor.load
 `tfbert export` into the SavedModel's `assets.extra/`.
 
 Example:
-    >>> preprocessor = Preprocessor.for_architecture("roberta", tokenizer, sequence_length=16)  # doctest: +SKIP
-    >>> preprocessor.pack(tf.constant(["a question?"]), tf.constant(["an answer."]))["segment_ids"]  # doctest: +SKIP
+    >>> from tfbert.text import WordPieceTokenizer
+    >>> preprocessor = Preprocessor.for_architecture("roberta", WordPieceTokenizer("vocab.txt"), sequence_length=16)
+    >>> preprocessor.pack(tf.constant(["a question?"]), tf.constant(["an answer."]))["segment_ids"]
     <tf.Tensor: shape=(1, 16), dtype=int32, numpy=array([[0, 0, ..., 0]], dtype=int32)>
 """
 
@@ -74,8 +75,9 @@ class Preprocessor(tf.Module):
     characters of a text are tokenized (`clean`): the rest cannot reach the model.
 
     Example:
-        >>> preprocessor = Preprocessor(WordPieceTokenizer("vocab.txt"), sequence_length=16)  # doctest: +SKIP
-        >>> preprocessor.pack(tf.constant(["hello world"]))["token_ids"].numpy()[0, :4]  # doctest: +SKIP
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> preprocessor = Preprocessor(WordPieceTokenizer("vocab.txt"), sequence_length=16)
+        >>> preprocessor.pack(tf.constant(["hello world"]))["token_ids"].numpy()[0, :4]
         array([ 101, 7592, 2088,  102], dtype=int32)
     """
 
@@ -104,7 +106,8 @@ class Preprocessor(tf.Module):
         """The preprocessor of `architecture` (its spec's packing style) with `tokenizer`.
 
         Example:
-            >>> Preprocessor.for_architecture("xlmr", tokenizer, 128).packing_style  # doctest: +SKIP
+            >>> from tfbert.text import WordPieceTokenizer
+            >>> Preprocessor.for_architecture("xlmr", WordPieceTokenizer("vocab.txt"), 128).packing_style
             'roberta'
         """
         return cls(tokenizer, sequence_length, masking=masking, architecture=architecture)

@@ -59,8 +59,15 @@ def text_line_documents(
     split into sentences by `sentence_split`. A document longer than
     `max_document_sentences` is cut into windows of that many sentences.
 
-    >>> docs = text_line_documents(["wiki_00.txt", "wiki_01.txt"])  # doctest: +SKIP
-    >>> next(iter(docs))   # tf.Tensor([b'First sentence.', b'Second one.'], shape=(2,))  # doctest: +SKIP
+    >>> from pathlib import Path
+    >>> _ = Path("wiki_00.txt").write_text("First sentence.\\nSecond one.\\n\\nNext document.\\n", encoding="utf-8")
+    >>> _ = Path("wiki_01.txt").write_text("Another file.\\n", encoding="utf-8")
+    >>> docs = text_line_documents(["wiki_00.txt", "wiki_01.txt"])
+    >>> for document in docs:
+    ...     print(" | ".join(sentence.decode("utf-8") for sentence in document.numpy()))
+    First sentence. | Second one.
+    Next document.
+    Another file.
     """
     file_names = tf.data.Dataset.from_tensor_slices(tf.constant(_as_list(files), tf.string))
     if one_document_per_line:
@@ -96,7 +103,12 @@ def text_lines(files: str | os.PathLike | Sequence[str | os.PathLike]) -> tf.dat
 
     The input of `--line-by-line` pretraining (`tfbert.data.line_by_line_dataset`): each line an example.
 
-    >>> lines = text_lines(["a.txt", "b.txt.gz"])  # doctest: +SKIP
+    >>> import gzip
+    >>> from pathlib import Path
+    >>> _ = Path("a.txt").write_text("  one\\n\\ntwo\\n", encoding="utf-8")
+    >>> _ = Path("b.txt.gz").write_bytes(gzip.compress("three\\n".encode("utf-8")))
+    >>> print(" ".join(line.numpy().decode("utf-8") for line in text_lines(["a.txt", "b.txt.gz"])))
+    one two three
     """
     file_names = tf.data.Dataset.from_tensor_slices(tf.constant(_as_list(files), tf.string))
     lines = file_names.flat_map(lambda name: tf.data.TextLineDataset(
@@ -147,7 +159,10 @@ def utf8_replaced_lines(patterns: Sequence[str]) -> tf.data.Dataset:
     """`text_lines` of the files (or glob patterns), every byte sequence that is not UTF-8 replaced by U+FFFD
     (`--line-by-line --encoding-errors replace`).
 
-    >>> lines = utf8_replaced_lines(["latin1.txt"])  # doctest: +SKIP
+    >>> from pathlib import Path
+    >>> _ = Path("latin1.txt").write_bytes("café\\n".encode("latin-1"))
+    >>> print(" ".join(line.numpy().decode("utf-8") for line in utf8_replaced_lines(["latin1.txt"])))
+    caf\ufffd
     """
     files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
     return text_lines(files).map(lambda line: tf.strings.unicode_transcode(

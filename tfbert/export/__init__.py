@@ -1,11 +1,21 @@
-"""Export tfbert models as SavedModels that take raw strings, laid out for TF Serving.
+"""Export tfbert models as SavedModels that take raw strings, laid out for TF Serving, and run them
+(loaded here, or on a TF Serving model server) with one client.
+
+The names below are imported when first used (TensorFlow with them), so `tfbert predict --help`
+stays free of TensorFlow.
 
 Example:
-    >>> from tfbert.export import export_saved_model
+    >>> from tfbert.export import SavedModelClient, export_saved_model
     >>> export_saved_model(classifier, "sst2", tokenizer=tokenizer, label_names=["negative", "positive"])  # doctest: +SKIP
     PosixPath('saved_models/sst2/1')
+    >>> SavedModelClient("saved_models/sst2")(["a gripping film"])[0]["label"]  # doctest: +SKIP
+    'positive'
 """
 
-from tfbert.export.saved_model import export_hub_pair, export_saved_model, next_version
+from tfbert._lazy import by_module, lazy_exports
 
-__all__ = ["export_hub_pair", "export_saved_model", "next_version"]
+__all__ = ["SavedModelClient", "export_hub_pair", "export_saved_model", "next_version", "predict_texts"]
+__getattr__, __dir__ = lazy_exports(__name__, by_module({
+    "tfbert.export.saved_model": ["export_hub_pair", "export_saved_model", "next_version"],
+    "tfbert.export.client": ["SavedModelClient", "predict_texts"],
+}))

@@ -1,4 +1,5 @@
-"""Call a tfbert model on TensorFlow Serving: REST (row and columnar JSON) and gRPC requests.
+"""The one client of a tfbert export: load a SavedModel written by `tfbert export` (or reach one on TF
+Serving), read its task from the signature's outputs, and run it on texts for one dict per text.
 
     docker run -p 8501:8501 -p 8500:8500 -v $PWD/saved_models/sst2:/models/sst2 -e MODEL_NAME=sst2 tensorflow/serving:2.21.0
     python -m tfbert.export.client --model sst2 "a gripping film" "a dull film"
@@ -6,169 +7,401 @@
     python -m tfbert.export.client --model sst2 --format grpc "a gripping film"      # needs tensorflow-serving-api
     python -m tfbert.export.client --model squad --input question="Who wrote it?" --input context="Ada wrote it."
 
-REST bodies follow TF Serving's API: `{"signature_name": ..., "instances": [{"text": ...}, ...]}`
-(row format, one object per example) or `{"signature_name": ..., "inputs": {"text": [...]}}`
-(columnar format). Strings that are not valid UTF-8 go as `{"b64": ...}`, which TF Serving decodes.
+`tfbert predict` (a local export), `tfbert.tasks.text_models` (exported embedders and
+cross-encoders) and the command above (a model server) all run exports through `SavedModelClient`.
+Where the model runs is a `tfbert.export.signatures` source: a local folder, a `RestServer` or a
+`GrpcServer`. A server does not send the export's `assets.extra` files: classification
+probabilities are keyed by label id, and fill-mask texts are not checked for the mask token.
 
 Example:
-    >>> rest_instances_body({"text": ["hello"]})
-    {'signature_name': 'serving_default', 'instances': [{'text': 'hello'}]}
+    >>> from tfbert.export.signatures import RestServer
+    >>> server = RestServer("sst2", "http://localhost:8501")   # nothing is sent until the client asks
+    >>> server.address, server.body_format
+    ('localhost:8501', 'instances')
+    >>> SavedModelClient(server)(["a gripping film"])[0]["label"]  # doctest: +SKIP
+    'positive'
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
 import json
+import os
 import sys
-import urllib.error
-import urllib.request
-from typing import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-StringColumns = Mapping[str, Sequence[str | bytes]]
+from tfbert.export.signatures import GrpcServer, RestServer, Signature
 
-
-def _json_string(value: str | bytes):
-    """A JSON string, or TF Serving's `{"b64": ...}` for bytes that are not valid UTF-8."""
-    if isinstance(value, str):
-        return value
-    try:
-        return value.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"b64": base64.b64encode(value).decode("ascii")}
-
-
-def _check_columns(inputs: StringColumns) -> int:
-    sizes = {name: len(values) for name, values in inputs.items()}
-    if len(set(sizes.values())) != 1:
-        raise ValueError(f"every input needs the same number of examples; got {sizes}")
-    return next(iter(sizes.values()))
-
-
-def rest_instances_body(inputs: StringColumns, signature_name: str = "serving_default") -> dict:
-    """TF Serving's REST row format: one `{input name: value}` object per example."""
-    rows = _check_columns(inputs)
-    instances = [{name: _json_string(values[row]) for name, values in inputs.items()} for row in range(rows)]
-    return {"signature_name": signature_name, "instances": instances}
-
-
-def rest_columnar_body(inputs: StringColumns, signature_name: str = "serving_default") -> dict:
-    """TF Serving's REST columnar format: `{"inputs": {input name: [values]}}`."""
-    _check_columns(inputs)
-    return {"signature_name": signature_name,
-            "inputs": {name: [_json_string(value) for value in values] for name, values in inputs.items()}}
-
-
-def grpc_predict_request(inputs: StringColumns, model_name: str, signature_name: str = "serving_default"):
-    """A `tensorflow_serving.apis.predict_pb2.PredictRequest` with one string tensor `[batch]` per input."""
+if TYPE_CHECKING:
     import numpy as np
-    import tensorflow as tf
-    from tensorflow_serving.apis import predict_pb2
 
-    _check_columns(inputs)
-    request = predict_pb2.PredictRequest()
-    request.model_spec.name = model_name
-    request.model_spec.signature_name = signature_name
-    for name, values in inputs.items():
-        encoded = [value.encode("utf-8") if isinstance(value, str) else bytes(value) for value in values]
-        request.inputs[name].CopyFrom(tf.make_tensor_proto(np.array(encoded, dtype=object)))
-    return request
+# Output names that identify each task's signature, checked in this order (question answering and
+# fill-mask before regression and tokenize, whose outputs they include).
+TASK_OUTPUTS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("fill_mask", frozenset({"tokens", "token_ids", "scores", "mask_positions"})),
+    ("question_answering", frozenset({"answer", "start", "end", "score"})),
+    ("multiple_choice", frozenset({"logits", "probabilities", "choice_id"})),
+    ("tagging", frozenset({"tokens", "tag_ids", "tags", "start", "end"})),
+    ("classification", frozenset({"label", "probabilities"})),
+    ("regression", frozenset({"score"})),
+    ("embedding", frozenset({"embedding"})),
+    ("tokenize", frozenset({"token_ids", "lengths"})),
+    ("preprocess", frozenset({"input_word_ids", "input_mask", "input_type_ids"})),
+)
+# String inputs each task's signature takes, in the order a `FIRST<TAB>SECOND` example fills them.
+INPUT_ORDERS = (("text",), ("text", "text_pair"), ("question", "context"), ("context", "choices"))
+# The extra input of XLM exports with language embeddings: one language name per example (`--language`).
+LANGUAGE_INPUT = "language"
+SERVING_TASKS = ("fill-mask, classification, regression, embeddings, token classification, question answering, "
+                 "multiple choice")
 
 
-def post_rest(body: dict, model_name: str, address: str = "localhost:8501", timeout: float = 30.0) -> dict:
-    """POSTs `body` to `http://address/v1/models/MODEL:predict` and returns the decoded JSON answer.
+class PredictInputError(ValueError):
+    """Bad arguments or input for a `SavedModelClient` (and `tfbert predict`), reported as one line."""
 
-    `address` is `host:port` or `http://host:port`. Raises ConnectionError with one line: `cannot reach TF
-    Serving at HOST:PORT (REASON)`, or the server's own error text (e.g. "Servable not found ...").
-    """
-    address = address.removeprefix("http://").rstrip("/")
-    request = urllib.request.Request(f"http://{address}/v1/models/{model_name}:predict",
-                                     data=json.dumps(body).encode("utf-8"),
-                                     headers={"Content-Type": "application/json"})
+
+def signature_task(signature: Signature) -> str | None:
+    """The tfbert task a signature computes, from its output names; None when it is none of them."""
+    outputs = set(signature.output_shapes)
+    return next((task for task, names in TASK_OUTPUTS if names <= outputs), None)
+
+
+def _string_inputs(signature: Signature) -> tuple[str, ...] | None:
+    """The signature's input names in example order (without `language`), or None when it does not take
+    strings only."""
+    dtypes = signature.input_dtypes
+    if not dtypes or any(dtype != "string" for dtype in dtypes.values()):
+        return None
+    names = {name for name in dtypes if name != LANGUAGE_INPUT}
+    return next((order for order in INPUT_ORDERS if set(order) == names), tuple(sorted(names)))
+
+
+def _version_folder(path: str | os.PathLike) -> Path:
+    """`path` if it is a SavedModel, else its highest version folder (`tfbert.artifacts.resolve_saved_model`)."""
+    from tfbert.artifacts.saved_models import resolve_saved_model
+
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        text = error.read().decode("utf-8", "replace")
-        try:
-            text = json.loads(text).get("error", text)
-        except ValueError:
-            pass
-        raise ConnectionError(f"TF Serving at {address} answered {error.code}: {text}") from None
-    except urllib.error.URLError as error:
-        reason = getattr(error.reason, "strerror", None) or str(error.reason)
-        raise ConnectionError(f"cannot reach TF Serving at {address} ({reason.lower()})") from None
+        return resolve_saved_model(path)
+    except ValueError as error:
+        raise PredictInputError(str(error)) from None
 
 
-def grpc_failure(error, address: str) -> ConnectionError:
-    """A gRPC error as one line: `cannot reach TF Serving at HOST:PORT (unavailable)`, or the server's own text."""
-    import grpc
-
-    code = error.code() if callable(getattr(error, "code", None)) else None
-    details = (error.details() if callable(getattr(error, "details", None)) else None) or str(code)
-    details = " ".join(details.split())
-    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-        return ConnectionError(f"cannot reach TF Serving at {address} ({code.name.lower().replace('_', ' ')}: "
-                               f"{details})")
-    return ConnectionError(f"TF Serving at {address} answered {code.name if code else 'an error'}: {details}")
-
-
-def call_grpc(request, address: str = "localhost:8500", timeout: float = 30.0) -> dict:
-    """Sends a `PredictRequest` to TF Serving's gRPC port; returns `{output name: numpy array}`.
-
-    `address` is `host:port` or `grpc://host:port`. Raises ConnectionError with one line (`grpc_failure`).
-    """
-    import grpc
+def _load_local(folder: Path) -> dict[str, Signature]:
     import tensorflow as tf
-    from tensorflow_serving.apis import prediction_service_pb2_grpc
+    import tensorflow_text  # noqa: F401  (registers the TF-Text ops the tokenizers use)
 
-    address = address.removeprefix("grpc://").rstrip("/")
+    from tfbert.export.signatures import local_signatures
+
     try:
-        with grpc.insecure_channel(address) as channel:
-            response = prediction_service_pb2_grpc.PredictionServiceStub(channel).Predict(request, timeout)
-    except grpc.RpcError as error:
-        raise grpc_failure(error, address) from None
-    return {name: tf.make_ndarray(proto) for name, proto in response.outputs.items()}
+        loaded = tf.saved_model.load(str(folder))
+    except Exception as error:  # noqa: BLE001  (protobuf, OS and TF errors of a broken SavedModel)
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise PredictInputError(f"cannot load the SavedModel {str(folder)!r}: {first_line}") from None
+    return local_signatures(loaded)
 
 
-def _parse_inputs(args: argparse.Namespace) -> dict[str, list[str]]:
-    inputs: dict[str, list[str]] = {}
-    if args.texts:
-        inputs["text"] = list(args.texts)
+def _metadata_file() -> str:
+    from tfbert.export.saved_model import METADATA_FILE
+
+    return METADATA_FILE
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+
+
+class SavedModelClient:
+    """A tfbert export and the signature it runs; call it on texts for one dict per example.
+
+    `source` is a SavedModel folder (a version folder, or `NAME/` for its highest version), or a
+    `RestServer` / `GrpcServer` naming a model on TF Serving. `signature` defaults to
+    `serving_default` (`tokenize` and `preprocess` also take text). See `predict_texts` for the dicts.
+
+    Example:
+        >>> client = SavedModelClient("saved_models/sst2")  # doctest: +SKIP
+        >>> client.task, client.input_names  # doctest: +SKIP
+        ('classification', ('text',))
+        >>> client(["a gripping film"])[0]["label"]  # doctest: +SKIP
+        'positive'
+        >>> client.outputs({"text": ["a gripping film"]})["probabilities"].shape  # doctest: +SKIP
+        (1, 2)
+    """
+
+    def __init__(self, source: str | os.PathLike | RestServer | GrpcServer, signature: str | None = None):
+        if isinstance(source, (RestServer, GrpcServer)):
+            self.path = f"{source.model_name} at {source.address}"
+            signatures, extra = source.signatures(), None
+        else:
+            folder = _version_folder(source)
+            self.path, signatures, extra = folder, _load_local(folder), folder / "assets.extra"
+        self.signature_name, self.task, self.input_names = self._choose(signatures, signature)
+        self.signature = signatures[self.signature_name]
+        self.takes_language = LANGUAGE_INPUT in self.signature.input_dtypes
+        self.metadata = _read_json(extra / _metadata_file()) if extra else {}
+        tokenizer_config = _read_json(extra / "tokenizer" / "tokenizer_config.json") if extra else {}
+        self.mask_token: str | None = (tokenizer_config.get("special_tokens") or {}).get("mask")
+
+    def _choose(self, signatures: dict[str, Signature], name: str | None) -> tuple[str, str, tuple[str, ...]]:
+        text_signatures = [key for key, value in sorted(signatures.items()) if _string_inputs(value) is not None]
+        if name is not None:
+            if name not in signatures:
+                raise PredictInputError(f"{str(self.path)!r} has no signature {name!r}; it has "
+                                        f"{', '.join(sorted(signatures)) or 'none'}")
+            chosen = signatures[name]
+            inputs = _string_inputs(chosen)
+            if inputs is None:
+                raise PredictInputError(f"signature {name!r} {chosen.describe()}, not text; the signatures that "
+                                        f"take text are {', '.join(text_signatures) or 'none'}")
+            task = signature_task(chosen)
+            if task is None:
+                raise PredictInputError(f"signature {name!r} is not a tfbert signature: it {chosen.describe()}")
+            return name, task, inputs
+        default = signatures.get("serving_default")
+        task = signature_task(default) if default is not None else None
+        inputs = _string_inputs(default) if default is not None else None
+        if task is None or inputs is None:
+            found = f"its serving_default {default.describe()}" if default is not None else \
+                f"its signatures are {', '.join(sorted(signatures)) or 'none'}"
+            raise PredictInputError(f"{str(self.path)!r} has no tfbert serving signature ({found}); SavedModelClient "
+                                    f"runs SavedModels written by tfbert export ({SERVING_TASKS})")
+        return "serving_default", task, inputs
+
+    @property
+    def top_k_available(self) -> int | None:
+        """Tokens the export returns per mask (fill-mask), fixed when it was exported."""
+        if self.task != "fill_mask":
+            return None
+        shape = self.signature.output_shapes["token_ids"]
+        return shape[-1] if shape else None
+
+    def outputs(self, columns: dict[str, Sequence]) -> dict[str, np.ndarray]:
+        """One call of the signature: `{input name: texts}` to `{output name: numpy array}`."""
+        return self.signature.call({name: _utf8(values) for name, values in columns.items()})
+
+    def examples(self, texts: Sequence[str | tuple[str, str]], first: str | None = None) -> list[tuple[str, ...]]:
+        """Each text as a tuple of the signature's inputs: `(text,)`, or a pair from a tuple, `FIRST<TAB>SECOND`
+        or `first` (the same `text_pair` / `question` for every text)."""
+        from tfbert.data.text_lists import text_list
+
+        texts = text_list(texts, allow_tuples=True)
+        width = len(self.input_names)
+        if first is not None and width != 2:
+            raise PredictInputError(f"this {self.task} model takes one text per example, not pairs")
+        if self.task == "multiple_choice":
+            if first is not None:
+                raise PredictInputError("this multiple_choice model takes each example whole: "
+                                        "CONTEXT<TAB>CHOICE<TAB>CHOICE...")
+            return _choice_examples(texts)
+        examples = [self._example(number, text, width, first) for number, text in enumerate(texts, 1)]
+        if self.task == "fill_mask" and self.mask_token:
+            for number, (text,) in enumerate(examples, 1):
+                if self.mask_token not in text:
+                    raise PredictInputError(
+                        f"text {number} ({shorten(text, 40)!r}) has no mask token: write {self.mask_token} where the "
+                        f"model should fill in a word, e.g. 'paris is the {self.mask_token} of france.'")
+        return examples
+
+    def _example(self, number: int, text, width: int, first: str | None) -> tuple[str, ...]:
+        if isinstance(text, (tuple, list)):
+            parts = tuple(str(part) for part in text)
+        elif width == 1:
+            parts = (text,)
+        elif first is not None:
+            parts = (first, text) if self.input_names[0] == "question" else (text, first)
+        else:
+            parts = tuple(text.split("\t", 1))
+        if len(parts) != width:
+            raise PredictInputError(f"text {number} ({shorten(str(text), 40)!r}): {self._expected()}")
+        return parts
+
+    def _language_column(self, language: str | None, rows: int) -> dict[str, list[str]]:
+        """The `language` input (`language` for every row), after checking the model takes one."""
+        names = self.metadata.get("languages") or []
+        known = ", ".join(names) or "see the export's tfbert_export.json"
+        if self.takes_language and language is None:
+            raise PredictInputError(f"this {self.task} model has language embeddings: pass --language NAME "
+                                    f"(one of: {known})")
+        if self.takes_language and names and language not in names:
+            raise PredictInputError(f"--language {language!r} is not one of this model's languages: {known}")
+        if not self.takes_language and language is not None:
+            raise PredictInputError(f"--language {language!r}: this {self.task} model takes no language (only XLM "
+                                    "exports with language embeddings do)")
+        return {LANGUAGE_INPUT: [language] * rows} if self.takes_language else {}
+
+    def _batches(self, examples: list, batch_size: int) -> Iterable[list]:
+        """`batch_size` examples at a time; multiple choice also starts a batch where the number of choices
+        changes (a request holds `[batch, choices]` strings)."""
+        batch: list = []
+        for example in examples:
+            if batch and (len(batch) == batch_size or
+                          (self.task == "multiple_choice" and len(example[1]) != len(batch[0][1]))):
+                yield batch
+                batch = []
+            batch.append(example)
+        if batch:
+            yield batch
+
+    def _expected(self) -> str:
+        names = " and ".join(self.input_names)
+        if len(self.input_names) != 2:
+            return f"this {self.task} model takes {names}"
+        option = "--question once for every context" if self.input_names[0] == "question" else \
+            "--text-pair once for every text"
+        return (f"this {self.task} model takes {names}; give each example as "
+                f"{self.input_names[0].upper()}<TAB>{self.input_names[1].upper()}, or pass {option}")
+
+    def __call__(self, texts: Sequence[str | tuple[str, str]], *, top_k: int | None = 5, first: str | None = None,
+                 batch_size: int = 32, progress=None, language: str | None = None) -> list[dict]:
+        """One dict per text (see `predict_texts`); `progress(done, total)` is called after each batch;
+        `language` is every example's language for XLM exports that take one."""
+        from tfbert.export.records import decode
+
+        if top_k is not None and top_k < 1:
+            raise PredictInputError(f"--top-k {top_k}: give 1 or more")
+        if batch_size < 1:
+            raise PredictInputError(f"--batch-size {batch_size}: give 1 or more")
+        examples = self.examples(texts, first)
+        if not examples:
+            raise PredictInputError("no input text")
+        self._language_column(language, 0)
+        records: list[dict] = []
+        for batch in self._batches(examples, batch_size):
+            columns = {name: [example[index] for example in batch] for index, name in enumerate(self.input_names)}
+            outputs = self.outputs({**columns, **self._language_column(language, len(batch))})
+            for row, example in enumerate(batch):
+                record = {name: list(value) if isinstance(value, tuple) else value
+                          for name, value in zip(self.input_names, example)}
+                if language is not None:
+                    record[LANGUAGE_INPUT] = language
+                record["task"] = self.task
+                record.update(decode(self.task, outputs, row, example, top_k, self.metadata.get("label_names")))
+                records.append(record)
+            if progress is not None:
+                progress(len(records), len(examples))
+        return records
+
+
+def _choice_examples(texts: Sequence) -> list[tuple[str, tuple[str, ...]]]:
+    """Multiple choice: each example as `(context, choices)`, from a `(context, [choice, ...])` pair or
+    `CONTEXT<TAB>CHOICE<TAB>CHOICE...`."""
+    examples = []
+    for number, text in enumerate(texts, 1):
+        if isinstance(text, (tuple, list)):
+            parts = [str(text[0]), *(str(choice) for choice in text[1])] if len(text) == 2 else []
+        else:
+            parts = str(text).split("\t")
+        if len(parts) < 3:
+            raise PredictInputError(
+                f"text {number} ({shorten(str(text), 40)!r}): this multiple_choice model takes a context and "
+                "two or more choices; give each example as CONTEXT<TAB>CHOICE<TAB>CHOICE...")
+        examples.append((parts[0], tuple(parts[1:])))
+    return examples
+
+
+def predict_texts(source: str | os.PathLike | RestServer | GrpcServer, texts: Sequence[str | tuple[str, str]],
+                  top_k: int | None = 5, *, signature: str | None = None, first: str | None = None,
+                  batch_size: int = 32, language: str | None = None) -> list[dict]:
+    """Runs a `tfbert export` SavedModel on `texts`: one dict per text with its inputs, `task` and the results.
+
+    | task | keys |
+    |---|---|
+    | `fill_mask` | `masks`: `[{"position", "predictions": [{"token", "token_id", "score"}] * top_k}]` |
+    | `classification` | `label`, `label_id`, `probabilities` (`{label name: probability}`) |
+    | `regression` | `score` |
+    | `embedding` | `embedding` (list of floats) |
+    | `tagging` | `tokens`: `[{"token", "tag", "start", "end", "text"}]` (character offsets) |
+    | `question_answering` | `answer`, `start`, `end`, `score` (+ `no_answer_score`) |
+    | `multiple_choice` | `choice`, `choice_id`, `probabilities` (one per choice) |
+
+    `source` is a version folder, a model folder (its highest version), or a `RestServer` /
+    `GrpcServer`. Pair models take `(first, second)` tuples, `"FIRST\\tSECOND"` strings, or `first`
+    for every text; multiple choice `(context, [choice, ...])` or `"CONTEXT\\tCHOICE\\tCHOICE..."`.
+    XLM exports with language embeddings need `language` (one of the export's names, for every
+    text). Raises `FileNotFoundError` / `PredictInputError` (a `ValueError`) on bad input.
+
+    Example:
+        >>> (record,) = predict_texts("saved_models/fill_mask", ["paris is the [MASK] of france."], top_k=2)  # doctest: +SKIP
+        >>> record["masks"][0]["position"], len(record["masks"][0]["predictions"])  # doctest: +SKIP
+        (4, 2)
+    """
+    return SavedModelClient(source, signature)(texts, top_k=top_k, first=first, batch_size=batch_size,
+                                               language=language)
+
+
+def _utf8(values: Sequence) -> list:
+    """Strings as UTF-8 bytes, keeping the nesting (multiple choice's `[batch, choices]`)."""
+    return [_utf8(value) if isinstance(value, (tuple, list)) else _utf8_bytes(value) for value in values]
+
+
+def _utf8_bytes(text: str | bytes) -> bytes:
+    if isinstance(text, bytes):
+        return text
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise PredictInputError(f"text {shorten(text, 40)!r} holds the lone surrogate U+{ord(text[error.start]):04X} "
+                                "(bytes that were not UTF-8); give UTF-8 text") from None
+
+
+def shorten(text: str, width: int = 100) -> str:
+    """`text` on one line, cut to `width` characters with `…`.
+
+    Example:
+        >>> shorten("a  long\\ntext", 8)
+        'a long …'
+    """
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _parse_examples(args: argparse.Namespace, client: SavedModelClient) -> list:
+    """The texts, or the `--input NAME=VALUE` columns as one tuple per example in the signature's order."""
+    columns: dict[str, list[str]] = {}
     for item in args.input or []:
         name, separator, value = item.partition("=")
         if not separator:
-            raise SystemExit(f"--input {item!r}: expected NAME=VALUE")
-        inputs.setdefault(name, []).append(value)
-    if not inputs:
-        raise SystemExit("give texts, or --input NAME=VALUE (repeatable)")
-    return inputs
+            raise PredictInputError(f"--input {item!r}: expected NAME=VALUE")
+        columns.setdefault(name, []).append(value)
+    if not columns:
+        return list(args.texts)
+    if args.texts:
+        columns.setdefault("text", []).extend(args.texts)
+    if set(columns) != set(client.input_names):
+        raise PredictInputError(f"--input gave {', '.join(sorted(columns))}; this {client.task} model takes "
+                                f"{', '.join(client.input_names)}")
+    return list(zip(*(columns[name] for name in client.input_names)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m tfbert.export.client`: a model on TF Serving on texts, one JSON object per text."""
     parser = argparse.ArgumentParser(prog="python -m tfbert.export.client", description=__doc__.split("\n")[0])
-    parser.add_argument("texts", nargs="*", help="values of the `text` input, one per example")
-    parser.add_argument("--input", action="append", help="NAME=VALUE for other inputs (text_pair, question, context)")
+    parser.add_argument("texts", nargs="*", help="the examples: TEXT, FIRST<TAB>SECOND or CONTEXT<TAB>CHOICE...")
+    parser.add_argument("--input", action="append", help="NAME=VALUE for each input instead (text_pair, question, "
+                                                         "context), repeated once per example")
     parser.add_argument("--model", required=True, help="MODEL_NAME the server was started with")
     parser.add_argument("--signature", default="serving_default")
     parser.add_argument("--format", choices=["instances", "inputs", "grpc"], default="instances",
                         help="REST row format, REST columnar format, or gRPC")
     parser.add_argument("--rest-address", default="localhost:8501")
     parser.add_argument("--grpc-address", default="localhost:8500")
+    parser.add_argument("--language", help="XLM exports with language embeddings: the language of every text")
     args = parser.parse_args(argv)
-    inputs = _parse_inputs(args)
+    if not args.texts and not args.input:
+        parser.error("give texts, or --input NAME=VALUE (repeatable)")
+    server = GrpcServer(args.model, args.grpc_address) if args.format == "grpc" else \
+        RestServer(args.model, args.rest_address, args.format)
     try:
-        if args.format == "grpc":
-            outputs = call_grpc(grpc_predict_request(inputs, args.model, args.signature), args.grpc_address)
-            answer = {name: value.tolist() for name, value in outputs.items()}
-            print(json.dumps(answer, indent=2, default=lambda v: v.decode("utf-8", "replace")))
-            return 0
-        body = (rest_instances_body if args.format == "instances" else rest_columnar_body)(inputs, args.signature)
-        answer = post_rest(body, args.model, args.rest_address)
-    except ConnectionError as error:
+        client = SavedModelClient(server, args.signature)
+        records = client(_parse_examples(args, client), language=args.language)
+    except (ConnectionError, ValueError) as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
-    print(json.dumps(answer, indent=2))
+    for record in records:
+        print(json.dumps(record, ensure_ascii=False))
     return 0
 
 

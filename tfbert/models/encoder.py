@@ -162,10 +162,13 @@ class Encoder(keras.Model):
     encoder ends with `final_layer_norm`, a relative one holds `relative_positions`.
 
     Example:
-        >>> encoder = build_encoder(load_config("bert_base").encoder)  # doctest: +SKIP
-        >>> outputs = encoder({"token_ids": ids, "segment_ids": segments, "padding_mask": mask})  # doctest: +SKIP
-        >>> outputs["sequence_output"].shape  # doctest: +SKIP
-        (batch, length, 768)
+        >>> import numpy as np
+        >>> from tfbert.config import load_config
+        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+        >>> ids = np.array([[101, 7592, 2088, 102]])
+        >>> outputs = encoder({"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": ids > 0})
+        >>> tuple(outputs["sequence_output"].shape), tuple(outputs["pooled_output"].shape)
+        ((1, 4, 128), (1, 128))
     """
 
     def __init__(
@@ -237,8 +240,17 @@ class Encoder(keras.Model):
         layer's work. Returns `sequence_output` `[batch, count, hidden]` and `pooled_output`.
 
         Example:
-            >>> outputs = encoder.encode_at_positions(inputs, masked_positions)  # doctest: +SKIP
-            >>> outputs["sequence_output"].shape   # (batch, predictions, hidden)  # doctest: +SKIP
+            >>> import numpy as np
+            >>> from tfbert.config import load_config
+            >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+            >>> ids = np.array([[101, 103, 2088, 103, 102]])
+            >>> inputs = {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": ids > 0}
+            >>> outputs = encoder.encode_at_positions(inputs, np.array([[1, 3]]))
+            >>> tuple(outputs["sequence_output"].shape)   # (batch, predictions, hidden)
+            (1, 2, 128)
+            >>> full = encoder(inputs)["sequence_output"].numpy()[:, [1, 3]]
+            >>> bool(np.allclose(outputs["sequence_output"], full, atol=1e-5))
+            True
         """
         if self.causal:
             raise ValueError("encode_at_positions needs a bidirectional encoder; this one is causal")

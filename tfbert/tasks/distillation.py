@@ -121,7 +121,9 @@ def vocabulary_coverage(tokenizer, texts: Sequence[str], sample: int = COVERAGE_
     """`VocabularyCoverage` of the words (2+ word characters) of the first `sample` texts.
 
     Example:
-        >>> vocabulary_coverage(english_wordpiece, ["태초에 하나님이 천지를 창조하시니라"]).warning() is None  # doctest: +SKIP
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> english_wordpiece = WordPieceTokenizer("vocab.txt")
+        >>> vocabulary_coverage(english_wordpiece, ["태초에 하나님이 천지를 창조하시니라"]).warning() is None
         False
     """
     words = list(dict.fromkeys(word for text in texts[:sample] for word in WORD.findall(text)))

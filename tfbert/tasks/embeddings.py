@@ -41,7 +41,9 @@ def encode_side(tokenizer, texts: Sequence[str], side: str, max_length: int) -> 
     """Encoder inputs of single texts named `{side}_token_ids`, ..., cut to the longest text (at most `max_length`).
 
     Example:
-        >>> encode_side(tokenizer, ["a cat", "a cat sat down"], "first", 128)["first_token_ids"].shape  # doctest: +SKIP
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> tokenizer = WordPieceTokenizer("vocab.txt")
+        >>> encode_side(tokenizer, ["a cat", "a cat sat down"], "first", 128)["first_token_ids"].shape
         (2, 6)
     """
     features = encode_texts(tokenizer, texts, max_length=max_length)
@@ -53,7 +55,10 @@ def pair_features(tokenizer, pairs: SentencePairs, max_length: int = 128) -> dic
     """`first_*`, `second_*` (and for triplets `third_*`) inputs of a `SiameseEmbedder`.
 
     Example:
-        >>> sorted(pair_features(tokenizer, pairs, 64))[:3]  # doctest: +SKIP
+        >>> from tfbert.tasks.sentence_pairs import SentencePairs
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> pairs = SentencePairs(["a cat"], ["a dog"], labels=None, kind="unlabelled", format="pairs")
+        >>> sorted(pair_features(WordPieceTokenizer("vocab.txt"), pairs, 64))[:3]
         ['first_padding_mask', 'first_segment_ids', 'first_token_ids']
     """
     features = {}

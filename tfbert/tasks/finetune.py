@@ -13,7 +13,7 @@ import logging
 import math
 import os
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import keras
 import numpy as np
@@ -28,6 +28,7 @@ from tfbert.tasks.pretrained import load_pretrained_encoder
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
 from tfbert.training.progress import TrainingClock
+from tfbert.training.settings import TrainingSettings, training_settings
 
 logger = logging.getLogger(__name__)
 
@@ -107,18 +108,11 @@ def finetune(
     monitor: str,
     model_dir: str | Path,
     mode: str = "max",
-    epochs: int = 3,
-    batch_size: int = 32,
-    strategy: tf.distribute.Strategy | str = "auto",
-    learning_rate: float | None = None,
-    warmup_fraction: float = 0.1,
+    settings: TrainingSettings | None = None,
     weight_decay: float | None = None,
     epsilon: float | None = None,
-    jit_compile: bool = False,
-    precision: str = "auto",
-    seed: int | None = None,
-    verbose: int = 0,
     callbacks: list[keras.callbacks.Callback] | None = None,
+    **setting_changes: Any,
 ) -> FinetuneResult:
     """Fine-tune `model_fn(encoder)` on the training arrays; evaluate and keep the best epoch.
 
@@ -134,27 +128,31 @@ def finetune(
         monitor, mode: the evaluator's metric that picks the best epoch, and
             whether higher (`"max"`) or lower is better.
         model_dir: `best.keras` and `best.json` (epoch and scores) go here.
-        strategy: a `tf.distribute.Strategy` or a `resolve_strategy` kind.
-        learning_rate, warmup_fraction, weight_decay, epsilon: override the
-            `"finetune"` recipe (AdamW 2e-5, 10% warm-up, linear decay, decay 0.01,
-            epsilon 1e-6 as BERT's; PyTorch's AdamW uses 1e-8, which matters
-            where gradients are tiny, as in distillation).
-        jit_compile: XLA for the training step (worth it on accelerators; on
-            CPUs compiling costs more than short runs gain).
-        precision: `"auto"` (bfloat16 where the hardware runs it faster, see
-            `tfbert.distribute.pick_precision`), `"fp32"`, `"bf16"` or a Keras
-            dtype policy name; set globally before the model is built.
+        settings: a `tfbert.training.settings.TrainingSettings` (its fields also as keyword
+            arguments, which override it): `epochs`, `batch_size`, `strategy`, `seed`,
+            `learning_rate` and `warmup_steps` or `warmup_fraction` (default: the `"finetune"` recipe, AdamW 2e-5
+            with 10% warm-up and linear decay), `jit_compile` (XLA for the training step, worth
+            it on accelerators; None or `"auto"` is off: on CPUs compiling costs more than short
+            runs gain), `precision` (`"auto"`: bfloat16 where the hardware runs it faster, see
+            `tfbert.distribute.pick_precision`, set globally before the model is built) and
+            `verbose` (None: 0).
+        weight_decay, epsilon: override the recipe's decay 0.01 and epsilon 1e-6 (BERT's;
+            PyTorch's AdamW uses 1e-8, which matters where gradients are tiny, as in distillation).
 
     Example:
         >>> result = finetune(lambda encoder: SequenceClassifier(encoder, 2), "all-MiniLM-L6-v2/",  # doctest: +SKIP
         ...                   train_x, train_y, classification_evaluator(dev_x, dev_y),  # doctest: +SKIP
-        ...                   monitor="accuracy", model_dir="runs/sst2", epochs=3)  # doctest: +SKIP
+        ...                   monitor="accuracy", model_dir="runs/sst2", settings=TrainingSettings(epochs=3))  # doctest: +SKIP
         >>> result.best_scores  # doctest: +SKIP
         {'accuracy': 0.91, 'f1': 0.91, 'matthews_correlation': 0.82}
     """
+    run = training_settings(settings, setting_changes)
+    epochs, batch_size, seed = run.epochs, run.batch_size, run.seed
+    jit_compile = run.jit_compile not in (None, "auto") and bool(run.jit_compile)
+    warmup_fraction = 0.1 if run.warmup_fraction is None else run.warmup_fraction
     if seed is not None:
         keras.utils.set_random_seed(seed)
-    strategy = resolve_strategy(strategy) if isinstance(strategy, str) else strategy
+    strategy = resolve_strategy(run.strategy) if isinstance(run.strategy, str) else run.strategy
     os.makedirs(model_dir, exist_ok=True)
     examples = len(next(iter(train_features.values())))
     multi_replica = strategy.num_replicas_in_sync > 1
@@ -162,7 +160,8 @@ def finetune(
     if steps_per_epoch == 0:
         raise ValueError(f"{examples} training examples do not fill one batch of {batch_size}")
     total_steps = epochs * steps_per_epoch
-    policy = choose_precision(strategy, precision)
+    warmup_steps = run.warmup_steps if run.warmup_steps is not None else int(warmup_fraction * total_steps)
+    policy = choose_precision(strategy, run.precision)
     apply_precision(policy)
     with strategy.scope():
         encoder = load_pretrained_encoder(pretrained)
@@ -170,8 +169,8 @@ def finetune(
                     default=0)
         check_length_fits(width, encoder.config.max_sequence_length)
         model = model_fn(encoder)
-        optimizer = create_optimizer("finetune", total_steps, learning_rate=learning_rate,
-                                     warmup_steps=int(warmup_fraction * total_steps), weight_decay=weight_decay,
+        optimizer = create_optimizer("finetune", total_steps, learning_rate=run.learning_rate,
+                                     warmup_steps=warmup_steps, weight_decay=weight_decay,
                                      epsilon=epsilon)
         model.compile(optimizer=optimizer, jit_compile=jit_compile)
     keep_best = KeepBest(evaluate, monitor, str(Path(model_dir) / "best.keras"), mode)
@@ -183,7 +182,7 @@ def finetune(
             # A non-finite loss or weight stops training before KeepBest saves that epoch.
             callbacks=[StopOnNonFinite(lambda: keep_best.path if keep_best.best_epoch >= 0 else None),
                        clock, keep_best, *(callbacks or [])],
-            verbose=verbose,
+            verbose=run.verbose or 0,
             shuffle=False,  # the dataset shuffles itself
         )
     print(clock.summary())

@@ -69,7 +69,7 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
     """The `tfbert.text` tokenizer that goes with a pretrained model or a tokenizer folder (`Artifact.tokenizer`).
 
     Example:
-        >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased  # doctest: +SKIP
+        >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased
         >>> tokenizer = load_pretrained_tokenizer("runs/albert_tiny")    # the run's SentencePieceTokenizer  # doctest: +SKIP
     """
     return artifacts.open(source).require_tokenizer()
@@ -92,9 +92,9 @@ def load_pretrained_preprocessor(source: str | Path, tokenizer: "Tokenizer | Non
     replacing them where given.
 
     Example:
-        >>> preprocessor = load_pretrained_preprocessor("xlm-roberta-base/", sequence_length=256)  # doctest: +SKIP
-        >>> preprocessor.packing_style  # doctest: +SKIP
-        'roberta'
+        >>> preprocessor = load_pretrained_preprocessor("all-MiniLM-L6-v2/", sequence_length=256)
+        >>> preprocessor.packing_style, preprocessor.sequence_length
+        ('bert', 256)
     """
     return artifacts.open(source).preprocessor_with(tokenizer, sequence_length)
 

@@ -18,9 +18,12 @@ than `no_answer_threshold`.
 
 Example:
     >>> examples = [QAExample("q1", "Who wrote it?", "It was written by Ada.", ["Ada"], [18])]
-    >>> features = make_features(tokenizer, examples, max_length=64, doc_stride=32)  # doctest: +SKIP
-    >>> outputs = model.predict(features.inputs)  # doctest: +SKIP
-    >>> decode_answers(examples, features, outputs["start_logits"], outputs["end_logits"]).texts  # doctest: +SKIP
+    >>> import numpy as np
+    >>> from tfbert.text import WordPieceTokenizer
+    >>> features = make_features(WordPieceTokenizer("vocab.txt"), examples, max_length=64, doc_stride=32)
+    >>> start_logits = np.where(features.inputs["token_ids"] == 15262, 9.0, 0.0)   # as a SpanExtractor gives,
+    >>> end_logits = start_logits                                                  # here peaked at "ada"
+    >>> decode_answers(examples, features, start_logits, end_logits).texts
     {'q1': 'Ada'}
 """
 

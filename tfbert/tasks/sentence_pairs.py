@@ -15,9 +15,16 @@ whose gold label is `-` (no annotator consensus, as in SNLI/MNLI) are skipped; a
 raises `PairFileError` naming the file, the line and what was wrong.
 
 Example:
-    >>> pairs = read_sentence_pairs("KorSTS/sts-dev.tsv")  # doctest: +SKIP
-    >>> pairs.format, pairs.kind, pairs.score_range, len(pairs)  # doctest: +SKIP
-    ('korsts', 'score', (0.0, 5.0), 1500)
+    >>> from pathlib import Path
+    >>> rows = ["genre\\tfilename\\tyear\\tid\\tscore\\tsentence1\\tsentence2",
+    ...         "main-news\\tnews\\t2012\\t1\\t4.5\\t한 남자가 기타를 친다.\\t남자가 기타를 연주한다.",
+    ...         "main-news\\tnews\\t2012\\t2\\t0.2\\t고양이가 잔다.\\t차가 달린다."]
+    >>> _ = Path("sts-dev.tsv").write_text("\\n".join(rows) + "\\n", encoding="utf-8")
+    >>> pairs = read_sentence_pairs("sts-dev.tsv")
+    >>> pairs.format, pairs.kind, pairs.score_range, len(pairs)
+    ('korsts', 'score', (0.0, 5.0), 2)
+    >>> detect_pair_format("sts-dev.tsv")
+    'korsts'
 """
 
 from __future__ import annotations

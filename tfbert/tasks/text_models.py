@@ -9,9 +9,9 @@ cross-encoders, whether it is a model dir, a `.keras` file, an encoder folder or
 | SavedModel from `tfbert export` | `serving_default`: `text` -> `embedding` | `text`, `text_pair` -> `score` |
 
 Example:
-    >>> embedder = load_text_embedder("runs/korsts")  # doctest: +SKIP
+    >>> embedder = load_text_embedder("all-MiniLM-L6-v2/")  # doctest: +SKIP
     >>> embedder.embed(["한국어 문장", "another sentence"]).shape  # doctest: +SKIP
-    (2, 768)
+    (2, 384)
     >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # doctest: +SKIP
     array([4.61], dtype=float32)
 """
@@ -82,8 +82,12 @@ class KerasEmbedder(_KerasTextModel):
     """`embed(texts)` with a `SentenceEmbedder`-like model (output `embedding`).
 
     Example:
-        >>> KerasEmbedder(SentenceEmbedder(encoder), tokenizer).embed(["hello"]).shape  # doctest: +SKIP
-        (1, 384)
+        >>> from tfbert.config import load_config
+        >>> from tfbert.models.encoder import build_encoder
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+        >>> KerasEmbedder(SentenceEmbedder(encoder), WordPieceTokenizer("vocab.txt")).embed(["hello"]).shape
+        (1, 128)
     """
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -98,25 +102,25 @@ class KerasCrossEncoder(_KerasTextModel):
 
 
 class _SavedModelTextModel:
-    """The `serving_default` signature of a `tfbert export` SavedModel, called in batches."""
+    """The `serving_default` signature of a `tfbert export` SavedModel (or of one on TF Serving: a
+    `tfbert.export.signatures.RestServer` or `GrpcServer`), called in batches through `SavedModelClient`."""
 
-    def __init__(self, path: str | Path, batch_size: int = 64):
-        import tensorflow_text  # noqa: F401  (registers the TF-Text ops of the tokenizer)
+    def __init__(self, source, batch_size: int = 64):
+        from tfbert.export.client import SavedModelClient
 
-        self.path = artifacts.resolve_saved_model(path)
-        self._loaded = tf.saved_model.load(str(self.path))
-        self.signature = self._loaded.signatures["serving_default"]
+        self.client = SavedModelClient(source)
+        self.path = self.client.path
         self.batch_size = batch_size
 
     def _run(self, output: str, **inputs: Sequence[str]) -> np.ndarray:
-        outputs = sorted(self.signature.structured_outputs)
+        outputs = sorted(self.client.signature.output_shapes)
         if output not in outputs:
             raise ValueError(f"{self.path}: serving_default returns {', '.join(outputs)}, not {output!r}; "
                              f"expected a SavedModel exported from a model with a {output!r} output")
         inputs = {name: text_list(values, name) for name, values in inputs.items()}
         count = len(next(iter(inputs.values())))
-        results = [self.signature(**{name: tf.constant(list(values[start:start + self.batch_size]), tf.string)
-                                     for name, values in inputs.items()})[output].numpy()
+        results = [self.client.outputs({name: values[start:start + self.batch_size]
+                                        for name, values in inputs.items()})[output]
                    for start in range(0, count, self.batch_size)]
         values = np.concatenate(results).astype(np.float32) if results else np.zeros((0,), np.float32)
         return finite_outputs(values, output, inputs["text"])

@@ -17,11 +17,11 @@ ASCII text; use it cased or use a `tfbert.text` tokenizer.
 
 Example:
     >>> import tensorflow_text
-    >>> tokenizer = TensorFlowTokenizer(tensorflow_text.BertTokenizer("vocab.txt", lower_case=False),  # doctest: +SKIP
+    >>> tokenizer = TensorFlowTokenizer(tensorflow_text.BertTokenizer("vocab.txt", lower_case=False),
     ...                                 cls_id=101, sep_id=102, pad_id=0)
-    >>> pieces = tokenizer.encode_with_offsets(["Zürich is big"])[0]  # doctest: +SKIP
-    >>> pieces.starts, pieces.ends  # doctest: +SKIP
-    ([0, 3, 7, 10], [3, 6, 9, 13])
+    >>> pieces = tokenizer.encode_with_offsets(["tokenizers split words"])[0]
+    >>> pieces.starts, pieces.ends
+    ([0, 5, 9, 11, 17], [5, 9, 10, 16, 22])
 """
 
 from __future__ import annotations
@@ -125,7 +125,10 @@ def as_piece_tokenizer(tokenizer: Any) -> PieceTokenizer:
     `TensorFlowTokenizer`.
 
     Example:
-        >>> pieces = as_piece_tokenizer(tfbert.text.WordPieceTokenizer("vocab.txt"))  # doctest: +SKIP
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> pieces = as_piece_tokenizer(WordPieceTokenizer("vocab.txt")).encode_with_offsets(["hello world"])[0]
+        >>> pieces.starts, pieces.ends
+        ([0, 6], [5, 11])
     """
     if hasattr(tokenizer, "encode_with_offsets"):
         return tokenizer

@@ -36,8 +36,12 @@ def load_tokenizer(directory: PathLike) -> Tokenizer:
     a Hugging Face tokenizer folder of any kind (`tfbert.text.huggingface_folders`) with the same ids.
 
     Example:
-        >>> tokenizer.save_assets("/tmp/tok")  # doctest: +SKIP
-        >>> load_tokenizer("/tmp/tok").tokenize(["Hello"])  # doctest: +SKIP
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> WordPieceTokenizer("vocab.txt").save_assets("tok")
+        >>> load_tokenizer("tok").tokenize(["Hello"])
+        <tf.RaggedTensor [[7592]]>
+        >>> load_tokenizer("all-MiniLM-L6-v2/").vocabulary_size()   # a Hugging Face folder
+        30522
         >>> load_tokenizer("xlm-roberta-base/")     # sentencepiece.bpe.model, fairseq's ids  # doctest: +SKIP
     """
     if not is_tfbert_tokenizer(directory) and is_huggingface_tokenizer(directory):

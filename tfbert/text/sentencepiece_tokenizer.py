@@ -110,9 +110,9 @@ class SentencePieceTokenizer(Tokenizer):
     lacks sentencepiece's score reset on very long rows. BPE models are exact either way.
 
     Example:
-        >>> tokenizer = SentencePieceTokenizer("botchan_en_unigram_1000.model")  # doctest: +SKIP
-        >>> ids = tokenizer.tokenize(["I am a cat."])  # doctest: +SKIP
-        >>> tokenizer.detokenize(ids)  # doctest: +SKIP
+        >>> tokenizer = SentencePieceTokenizer("botchan_en_unigram_1000.model")
+        >>> ids = tokenizer.tokenize(["I am a cat."])
+        >>> tokenizer.detokenize(ids)
         <tf.Tensor: ... numpy=array([b'I am a cat.'], dtype=object)>
     """
 

@@ -22,8 +22,10 @@ class VocabularyStats:
     """Counts over a text, and the three rates `tfbert vocab stats` prints.
 
     Example:
-        >>> stats = vocabulary_stats(load_tokenizer("vocab/"), open("corpus.txt", encoding="utf-8"))  # doctest: +SKIP
-        >>> f"{stats.unknown_rate:.1%} unknown, {stats.pieces_per_word:.2f} pieces a word"  # doctest: +SKIP
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> stats = vocabulary_stats(WordPieceTokenizer("vocab.txt"), ["the tokenizers split words", "the 서울"])
+        >>> f"{stats.unknown_rate:.1%} unknown, {stats.pieces_per_word:.2f} pieces a word"
+        '0.0% unknown, 2.00 pieces a word'
     """
 
     words: int

@@ -149,10 +149,10 @@ class WordPieceTokenizer(Tokenizer):
     vocabulary was trained on decomposed Hangul.
 
     Example:
-        >>> tokenizer = WordPieceTokenizer("vocab.txt")  # doctest: +SKIP
-        >>> tokenizer.tokenize(["Hello, world!"])  # doctest: +SKIP
+        >>> tokenizer = WordPieceTokenizer("vocab.txt")
+        >>> tokenizer.tokenize(["Hello, world!"])
         <tf.RaggedTensor [[7592, 1010, 2088, 999]]>
-        >>> tokenizer.detokenize([[7592, 1010, 2088, 999]])  # doctest: +SKIP
+        >>> tokenizer.detokenize([[7592, 1010, 2088, 999]])
         <tf.Tensor: ... numpy=array([b'hello , world !'], dtype=object)>
     """
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Callable
+from typing import Any, Callable
 
 import keras
 import tensorflow as tf
@@ -30,6 +30,7 @@ from tfbert.training.checkpointing import CheckpointEveryEpoch, TrainingCheckpoi
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
 from tfbert.training.progress import StepLogger, TrainingClock, stdout_is_terminal
+from tfbert.training.settings import TrainingSettings, training_settings
 
 logger = logging.getLogger(__name__)
 
@@ -133,22 +134,14 @@ def train(
     dataset_fn: DatasetFn,
     *,
     model_dir: str,
-    steps: int,
-    global_batch_size: int,
-    strategy: tf.distribute.Strategy | None = None,
+    settings: TrainingSettings | None = None,
     optimizer_recipe: str = "bert",
     optimizer_fn: OptimizerFn | None = None,
     gradient_accumulation_steps: int | None = None,
-    steps_per_execution: int = 1,
-    checkpoint_every: int = 1000,
     max_checkpoints: int = 3,
-    jit_compile: bool | str = "auto",
-    precision: str = "auto",
-    log_every: int = 100,
-    verbose: str | int = "auto",
-    seed: int | None = None,
     callbacks: list[keras.callbacks.Callback] | None = None,
     hidden_size: int | None = None,
+    **setting_changes: Any,
 ) -> keras.Model:
     """Train `model_fn()` on `dataset_fn` for `steps` steps in total, resuming from `model_dir`.
 
@@ -163,26 +156,22 @@ def train(
             (steps are counted by the driver, not by the end of the data).
         model_dir: checkpoints (`ckpt-<step>`), TensorBoard logs (`logs/`),
             and the exported `encoder/`.
-        steps: total number of training steps (batches) of the run.
-        global_batch_size: examples per step over all replicas.
-        strategy: from `tfbert.distribute.resolve_strategy`; default `"auto"`.
+        settings: a `TrainingSettings`; the driver reads `steps` (total training steps, required),
+            `batch_size` (examples per step over all replicas), `strategy` (default `"auto"`),
+            `steps_per_execution` (TPU: 100 or more; `steps` and `checkpoint_every` must be
+            multiples of it), `checkpoint_every` (steps between checkpoints, one `fit` epoch),
+            `jit_compile` (see `resolve_jit_compile`; None is `"auto"`), `precision` (see
+            `pick_precision`, which logs its choice and why), `log_every`, `verbose` (`"auto"`:
+            Keras' progress bar on a terminal, `StepLogger` lines otherwise) and `seed`.
         optimizer_recipe: a `tfbert.training.optimization` recipe name, used
             unless `optimizer_fn(total_updates)` is given.
         gradient_accumulation_steps: micro-batches per update (single-replica
             strategies only, see `create_optimizer`).
-        steps_per_execution: steps per compiled call (TPU: 100 or more);
-            `steps` and `checkpoint_every` must be multiples of it.
-        checkpoint_every: steps between checkpoints (one `fit` epoch).
-        jit_compile: `True`, `False` or `"auto"` (see `resolve_jit_compile`).
-        precision: `"auto"` (see `pick_precision`, which logs its choice and why), `"fp32"`,
-            `"bf16"` or a Keras policy name.
-        log_every: steps between progress lines and TensorBoard batch summaries.
-        verbose: `"auto"` (Keras' progress bar on a terminal, `StepLogger`
-            lines otherwise), 0, 1 or 2.
-        seed: seeds Python, NumPy and TensorFlow (`keras.utils.set_random_seed`).
+        max_checkpoints: checkpoints kept.
         callbacks: extra Keras callbacks for every `fit` call.
         hidden_size: the model's hidden size, where known: `precision="auto"` keeps float32 on a
             CPU for narrow models (`tfbert.distribute.precision.auto_precision`).
+        setting_changes: `TrainingSettings` fields, overriding `settings` (`steps=10`).
 
     Returns:
         The trained model.
@@ -190,22 +179,28 @@ def train(
     Example:
         >>> model = train(
         ...     lambda: BertPretrainer(config), dataset_fn,
-        ...     model_dir="gs://bucket/bert-base", steps=1_000_000,
-        ...     global_batch_size=256, strategy=resolve_strategy("tpu", tpu="local"),
-        ...     steps_per_execution=500, checkpoint_every=10_000)  # doctest: +SKIP
+        ...     model_dir="gs://bucket/bert-base", settings=TrainingSettings(
+        ...         steps=1_000_000, batch_size=256, strategy=resolve_strategy("tpu", tpu="local"),
+        ...         steps_per_execution=500, checkpoint_every=10_000))  # doctest: +SKIP
     """
-    strategy = strategy or resolve_strategy("auto")
+    run = training_settings(settings, setting_changes)
+    if run.steps is None:
+        raise ValueError("train needs the number of steps: TrainingSettings(steps=...) or steps=...")
+    steps, global_batch_size, checkpoint_every, seed = run.steps, run.batch_size, run.checkpoint_every, run.seed
+    log_every, verbose = run.log_every, "auto" if run.verbose is None else run.verbose
+    kind = run.strategy or "auto"
+    strategy = resolve_strategy(kind) if isinstance(kind, str) else kind
     accumulation = gradient_accumulation_steps or 1
     _check_arguments(strategy, steps, checkpoint_every, accumulation, global_batch_size)
-    steps_per_execution = resolve_steps_per_execution(strategy, steps_per_execution)
+    steps_per_execution = resolve_steps_per_execution(strategy, run.steps_per_execution)
     if checkpoint_every % steps_per_execution or steps % steps_per_execution:
         # Keras runs whole executions: a 1-step epoch with steps_per_execution=3 trains 3 steps.
         raise ValueError(
             f"checkpoint_every={checkpoint_every} and steps={steps} must be multiples of "
             f"steps_per_execution={steps_per_execution}."
         )
-    policy = choose_precision(strategy, precision, hidden_size=hidden_size)
-    use_jit = resolve_jit_compile(strategy, jit_compile, policy)
+    policy = choose_precision(strategy, run.precision, hidden_size=hidden_size)
+    use_jit = resolve_jit_compile(strategy, "auto" if run.jit_compile is None else run.jit_compile, policy)
     logger.info(
         "Training on %s, precision %s, jit_compile=%s, steps_per_execution=%d",
         describe_strategy(strategy),

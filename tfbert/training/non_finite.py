@@ -47,9 +47,9 @@ class StopOnNonFinite(keras.callbacks.Callback):
     this `fit` call starts at (a resumed run's), so the message counts steps as the run does.
 
     Example:
-        >>> callback = StopOnNonFinite(lambda: None)  # doctest: +SKIP
-        >>> callback.message("NaN", 7)  # doctest: +SKIP
-        'the loss became NaN at step 7; no checkpoint was written before it; lower the learning rate ...'
+        >>> callback = StopOnNonFinite(lambda: None)
+        >>> callback.message("NaN", 7)
+        'the loss became NaN at step 7; no checkpoint was written before it; nothing was saved from it; ...'
     """
 
     async_safe = True   # reads only its own logs: Keras may call it off the training thread

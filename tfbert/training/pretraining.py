@@ -26,7 +26,7 @@ import json
 import logging
 import tempfile
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import keras
 import tensorflow as tf
@@ -47,6 +47,7 @@ from tfbert.text.base import Tokenizer
 from tfbert.training.driver import train
 from tfbert.training.initialization import InitSource, added_token_pieces, initialize_from, read_source
 from tfbert.training.optimization import create_optimizer
+from tfbert.training.settings import TrainingSettings, training_settings
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +187,8 @@ def pretraining_preprocessor(config: ModelConfig, tokenizer: Tokenizer, sequence
     """The run's `Preprocessor`: the architecture's packing style, masking as its example recipe says.
 
     Example:
-        >>> pretraining_preprocessor(load_config("albert_tiny"), tokenizer).masking.unit  # doctest: +SKIP
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> pretraining_preprocessor(load_config("albert_tiny"), WordPieceTokenizer("vocab.txt")).masking.unit
         'ngram'
     """
     spec = architecture_of(config)
@@ -294,7 +296,7 @@ def optimizer_settings(
     (`None` leaves the recipe's own rate or warm-up in `create_optimizer`).
 
     Example:
-        >>> optimizer_settings(load_config("albert_base"), 10_000)  # doctest: +SKIP
+        >>> optimizer_settings(load_config("albert_base"), 10_000)
         ('albert', None, None)
     """
     defaults = config.pretraining
@@ -314,27 +316,17 @@ def pretrain(
     tokenizer: str | Path | Tokenizer | None = None,
     data: str | Sequence[str] | tf.data.Dataset,
     model_dir: str,
-    steps: int,
-    global_batch_size: int,
+    settings: TrainingSettings | None = None,
     init_from: str | Path | None = None,
     objectives: str | Sequence[str] | None = None,
-    strategy: str | tf.distribute.Strategy = "auto",
     sequence_length: int = 128,
     max_predictions: int = 20,
     optimizer_recipe: str | None = None,
-    learning_rate: float | None = None,
-    warmup_steps: int | None = None,
-    checkpoint_every: int = 1000,
-    steps_per_execution: int = 1,
-    jit_compile: bool | str = "auto",
-    precision: str = "auto",
-    seed: int | None = None,
     shuffle_buffer: int = 1000,
     line_by_line: bool = False,
     data_service: str | None = None,
-    verbose: str | int = "auto",
-    log_every: int = 100,
     callbacks: list[keras.callbacks.Callback] | None = None,
+    **setting_changes: Any,
 ) -> keras.Model:
     """Pretrains any registered architecture (`config.architecture`) and saves the encoder.
 
@@ -356,11 +348,14 @@ def pretrain(
     architecture's sets (`"mlm"`, `"mlm,sop"`; `ArchitectureSpec.objective_sets`); default: the
     config's `pretraining.objectives`, else the paper's.
 
-    `steps_per_execution` runs that many steps per host call (TPU: 100 or more); `jit_compile="auto"`
-    compiles with XLA except for mirrored CPU replicas. `verbose="auto"` prints a line every
-    `log_every` steps when stdout is not a terminal, Keras' progress bar on a terminal.
-    `precision` is `"auto"` (bfloat16 where the hardware runs it faster, see
-    `tfbert.distribute.pick_precision`), `"fp32"`, `"bf16"` or a Keras dtype policy name.
+    `settings` (a `tfbert.training.settings.TrainingSettings`; its fields also as keyword
+    arguments, which override it) says how to train: `steps` (required) and `batch_size` (the
+    global batch), `learning_rate` and `warmup_steps` or `warmup_fraction` (default: the config's
+    `pretraining` values, else the recipe's), `strategy`, `precision` (`"auto"`: bfloat16 where the
+    hardware runs it faster, see `tfbert.distribute.pick_precision`), `jit_compile` (`"auto"`
+    compiles with XLA except for mirrored CPU replicas), `steps_per_execution` (TPU: 100 or more),
+    `checkpoint_every`, `seed`, and `verbose` (`"auto"`: a line every `log_every` steps when stdout
+    is not a terminal, Keras' progress bar on a terminal).
 
     Rerunning the same call resumes from the newest checkpoint in `model_dir`. At the end it holds
     `encoder/encoder.keras`, `config.yaml` (with the objectives trained), `preprocessor.json` and
@@ -368,18 +363,24 @@ def pretrain(
 
     Example:
         >>> pretrain(init_from="albert-base-v2/", objectives="mlm", data=["domain.txt"], model_dir="runs/further",  # doctest: +SKIP
-        ...          steps=10_000, global_batch_size=64)  # doctest: +SKIP
+        ...          settings=TrainingSettings(steps=10_000, batch_size=64))  # doctest: +SKIP
     """
+    run = training_settings(settings, setting_changes)
+    if run.steps is None:
+        raise ValueError("pretrain needs the number of steps: TrainingSettings(steps=...) or steps=...")
+    steps, seed = run.steps, run.seed
+    warmup_steps = run.warmup_steps if run.warmup_steps is not None or run.warmup_fraction is None else \
+        int(round(run.warmup_fraction * steps))
     if shuffle_buffer < 0:
         raise ValueError(f"shuffle_buffer must be 0 (corpus order) or a positive buffer size, got {shuffle_buffer}")
     source = read_source_for(init_from, model_dir)
     tokenizer = run_tokenizer(tokenizer, source)
     config = run_config(config, tokenizer, source)
     check_sequence_length(config, sequence_length)
-    recipe_name, learning_rate, warmup_steps = optimizer_settings(config, steps, optimizer_recipe, learning_rate,
-                                                                  warmup_steps)
+    recipe_name, learning_rate, warmup_steps = optimizer_settings(config, steps, optimizer_recipe,
+                                                                  run.learning_rate, warmup_steps)
     pieces = added_token_pieces(source, tokenizer) if source is not None else {}
-    strategy = resolve_strategy(strategy) if isinstance(strategy, str) else strategy
+    strategy = resolve_strategy(run.strategy) if isinstance(run.strategy, str) else run.strategy
     spec = architecture_of(config)
     names = objectives if objectives is not None else (config.pretraining and config.pretraining.objectives)
     objectives, dataset_fn = EXAMPLE_PIPELINES[spec.examples.source](
@@ -397,12 +398,8 @@ def pretrain(
         return model
 
     save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions, init_from=init_from)
-    model = train(model_fn, dataset_fn,
-                  model_dir=model_dir, steps=steps, global_batch_size=global_batch_size, strategy=strategy,
-                  optimizer_fn=optimizer_fn, checkpoint_every=checkpoint_every,
-                  steps_per_execution=steps_per_execution, jit_compile=jit_compile, precision=precision, seed=seed,
-                  verbose=verbose, log_every=log_every, callbacks=callbacks,
-                  hidden_size=config.encoder.hidden_size)
+    model = train(model_fn, dataset_fn, model_dir=model_dir, settings=run.with_changes(strategy=strategy),
+                  optimizer_fn=optimizer_fn, callbacks=callbacks, hidden_size=config.encoder.hidden_size)
     record_run_step(model_dir)
     return model
 

@@ -60,7 +60,10 @@ class GumbelSampler(keras.layers.Layer):
     original would have drawn next.
 
     Example:
-        >>> sampled = GumbelSampler(seed=1)(logits)   # [batch, predictions] int32  # doctest: +SKIP
+        >>> import numpy as np
+        >>> logits = np.log(np.array([[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]], "float32") + 1e-9)
+        >>> keras.ops.convert_to_numpy(GumbelSampler(seed=1)(logits)).tolist()   # [batch, predictions] int32
+        [[1, 2]]
     """
 
     def __init__(self, seed: int | None = None, **kwargs):
@@ -101,7 +104,10 @@ class ReplacedTokenHead(keras.layers.Layer):
     """The discriminator's head: `Dense(hidden, activation) -> Dense(1)`, one float32 logit per token.
 
     Example:
-        >>> logits = ReplacedTokenHead(256, "gelu")(sequence_output)   # [batch, length]  # doctest: +SKIP
+        >>> import numpy as np
+        >>> logits = ReplacedTokenHead(256, "gelu")(np.zeros((2, 7, 256), "float32"))
+        >>> tuple(logits.shape)   # [batch, length]
+        (2, 7)
     """
 
     def __init__(self, hidden_size: int, activation: str = "gelu", initializer_range: float = 0.02, **kwargs):

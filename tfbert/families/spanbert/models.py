@@ -39,8 +39,15 @@ class SpanBoundaryHead(TiedDecoder):
     `[batch, predictions]` int32, one per prediction slot.
 
     Example:
-        >>> head = SpanBoundaryHead(encoder.token_embedding, hidden_size=768)  # doctest: +SKIP
-        >>> logits = head(sequence_output, left, right, offsets)  # doctest: +SKIP
+        >>> import numpy as np
+        >>> from tfbert.config import load_config
+        >>> from tfbert.models.encoder import build_encoder
+        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+        >>> sequence_output = np.zeros((1, 6, 128), "float32")
+        >>> head = SpanBoundaryHead(encoder.token_embedding, hidden_size=128)
+        >>> left, right, offsets = np.array([[0, 0]]), np.array([[3, 3]]), np.array([[1, 2]])   # span 1..2
+        >>> tuple(head(sequence_output, left, right, offsets).shape)
+        (1, 2, 30522)
     """
 
     def __init__(

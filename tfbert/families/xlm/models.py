@@ -52,7 +52,14 @@ class TiedLanguageModelHead(TiedDecoder):
     without, every position (`[batch, length, vocab]`).
 
     Example:
-        >>> logits = TiedLanguageModelHead(encoder.token_embedding)(sequence_output, masked_positions)  # doctest: +SKIP
+        >>> import numpy as np
+        >>> from tfbert.config import load_config
+        >>> from tfbert.models.encoder import build_encoder
+        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+        >>> sequence_output = np.zeros((1, 6, 128), "float32")
+        >>> logits = TiedLanguageModelHead(encoder.token_embedding)(sequence_output, np.array([[1, 4]]))
+        >>> tuple(logits.shape), str(keras.backend.standardize_dtype(logits.dtype))
+        ((1, 2, 30522), 'float32')
     """
 
     def build(self, sequence_shape, positions_shape=None):

@@ -24,9 +24,16 @@ class SequenceClassifier(TaskModel):
     metrics: `loss`, `accuracy`.
 
     Example:
-        >>> model = SequenceClassifier(load_huggingface("all-MiniLM-L6-v2/"), num_classes=2)  # doctest: +SKIP
-        >>> model.compile(optimizer=create_optimizer("finetune", total_steps=1000))  # doctest: +SKIP
-        >>> model.fit(features, labels, batch_size=32)  # doctest: +SKIP
+        >>> import numpy as np
+        >>> from tfbert.config import load_config
+        >>> from tfbert.models.encoder import build_encoder
+        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+        >>> ids = np.array([[101, 7592, 102, 0], [101, 2088, 2003, 102]])
+        >>> features = {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": ids > 0}
+        >>> model = SequenceClassifier(encoder, num_classes=3)
+        >>> tuple(model(features)["logits"].shape)
+        (2, 3)
+        >>> model.compile(optimizer="adamw")   # then model.fit(features, class_ids)
     """
 
     def __init__(self, encoder: EncoderLike, num_classes: int = 2, dropout_rate: float | None = None,
@@ -64,8 +71,15 @@ class SequenceRegressor(TaskModel):
     Loss: mean squared error; metrics: `loss`, `mean_absolute_error`.
 
     Example:
-        >>> model = SequenceRegressor(encoder)  # doctest: +SKIP
-        >>> model.fit(features, similarity_scores, batch_size=32)  # doctest: +SKIP
+        >>> import numpy as np
+        >>> from tfbert.config import load_config
+        >>> from tfbert.models.encoder import build_encoder
+        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+        >>> ids = np.array([[101, 7592, 102, 0], [101, 2088, 2003, 102]])
+        >>> features = {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": ids > 0}
+        >>> model = SequenceRegressor(encoder)
+        >>> tuple(model(features)["score"].shape)
+        (2,)
     """
 
     def __init__(self, encoder: EncoderLike, dropout_rate: float | None = None, pooling: str = "pooler",

@@ -117,8 +117,14 @@ class SentenceEmbedder(TaskModel):
     `normalize=True`). Compare two texts by the cosine of their embeddings.
 
     Example:
-        >>> embedder = SentenceEmbedder(load_huggingface("all-MiniLM-L6-v2/"), pooling="mean")  # doctest: +SKIP
-        >>> vectors = embedder.predict(features)["embedding"]  # doctest: +SKIP
+        >>> import numpy as np
+        >>> from tfbert.config import load_config
+        >>> from tfbert.models.encoder import build_encoder
+        >>> embedder = SentenceEmbedder(build_encoder(load_config("bert_tiny").encoder), pooling="mean", normalize=True)
+        >>> ids = np.array([[101, 7592, 102, 0], [101, 2088, 2003, 102]])
+        >>> vectors = embedder({"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": ids > 0})
+        >>> vectors["embedding"].shape, np.round(np.linalg.norm(vectors["embedding"], axis=1), 4).tolist()
+        (TensorShape([2, 128]), [1.0, 1.0])
     """
 
     def __init__(self, encoder: EncoderLike, pooling: str = "mean", normalize: bool = False,
@@ -157,9 +163,19 @@ class SiameseEmbedder(_Embedders):
     `embedder()` gives the `SentenceEmbedder` on the trained encoder.
 
     Example:
-        >>> model = SiameseEmbedder(encoder, loss="multiple-negatives")  # doctest: +SKIP
-        >>> model.fit(pair_features, batch_size=32)  # doctest: +SKIP
-        >>> embedder = model.embedder(normalize=True)  # doctest: +SKIP
+        >>> import numpy as np
+        >>> from tfbert.config import load_config
+        >>> from tfbert.models.encoder import build_encoder
+        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+        >>> ids = np.array([[101, 7592, 102, 0], [101, 2088, 2003, 102]])
+        >>> def side(name, ids):
+        ...     return {f"{name}_token_ids": ids, f"{name}_segment_ids": np.zeros_like(ids),
+        ...             f"{name}_padding_mask": ids > 0}
+        >>> model = SiameseEmbedder(encoder, loss="multiple-negatives")
+        >>> outputs = model({**side("first", ids), **side("second", ids[::-1])})
+        >>> sorted(outputs), tuple(outputs["cosine"].shape)
+        (['cosine', 'first_embedding', 'second_embedding'], (2,))
+        >>> embedder = model.embedder(normalize=True)   # after model.fit(pair_features)
     """
 
     def __init__(self, encoder: EncoderLike, pooling: str = "mean", loss: str = "cosine", scale: float = 20.0,
@@ -210,8 +226,18 @@ class EmbeddingDistiller(_Embedders):
     `Normalize` does).
 
     Example:
-        >>> model = EmbeddingDistiller(student_encoder, pooling="mean")  # doctest: +SKIP
-        >>> model.fit(features, teacher_embeddings, batch_size=32)  # doctest: +SKIP
+        >>> import numpy as np
+        >>> from tfbert.config import load_config
+        >>> from tfbert.models.encoder import build_encoder
+        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
+        >>> ids = np.array([[101, 7592, 102, 0], [101, 2088, 2003, 102]])
+        >>> def side(name, ids):
+        ...     return {f"{name}_token_ids": ids, f"{name}_segment_ids": np.zeros_like(ids),
+        ...             f"{name}_padding_mask": ids > 0}
+        >>> model = EmbeddingDistiller(encoder, pooling="mean")
+        >>> outputs = model({**side("source", ids), **side("target", ids)})
+        >>> bool(np.allclose(outputs["source_embedding"], outputs["target_embedding"], atol=1e-5))
+        True
     """
 
     def __init__(self, encoder: EncoderLike, pooling: str = "mean", normalize: bool = True, dtype: str | None = None,

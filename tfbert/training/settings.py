@@ -1,0 +1,99 @@
+"""`TrainingSettings`: how a run trains (length, batch, learning rate, seed, devices, precision, checkpoints),
+one object shared by `pretrain`, `finetune` and `distill` and built from their command-line flags.
+
+The training functions (`tfbert.training.driver.train`, `tfbert.training.pretraining.pretrain`,
+`tfbert.tasks.finetune.finetune`, `tfbert.tasks.distillation.distill`) take `settings=` and also
+each field as a keyword argument, which overrides the field: `finetune(..., epochs=2)` is
+`finetune(..., settings=TrainingSettings(epochs=2))`. `global_batch_size=` is the older name of
+`batch_size` and still works.
+
+Example:
+    >>> settings = TrainingSettings(steps=1000, batch_size=64, seed=1)
+    >>> settings.with_changes(learning_rate=1e-4, global_batch_size=128).batch_size
+    128
+    >>> settings.with_changes(epoch=2)
+    Traceback (most recent call last):
+    ...
+    TypeError: unknown training setting 'epoch'; the settings are steps, epochs, batch_size, learning_rate, warmup_steps, warmup_fraction, seed, strategy, precision, jit_compile, checkpoint_every, steps_per_execution, log_every, verbose
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+# Older keyword names of fields, still accepted.
+ALIASES = {"global_batch_size": "batch_size"}
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingSettings:
+    """How a run trains; every field has the default the commands use.
+
+    Attributes:
+        steps: total training steps (batches) of a pretraining run.
+        epochs: passes over the training set when fine-tuning or distilling.
+        batch_size: examples per step over all replicas (the global batch).
+        learning_rate: peak learning rate; None keeps the recipe's (or the config's).
+        warmup_steps: steps of linear warm-up; None uses `warmup_fraction`, else the recipe's.
+        warmup_fraction: warm-up as a fraction of all steps; None: the recipe's (fine-tuning: 0.1).
+        seed: seeds Python, NumPy and TensorFlow; None leaves them unseeded.
+        strategy: a `tf.distribute.Strategy` or a `tfbert.distribute.resolve_strategy` kind.
+        precision: `auto` (see `tfbert.distribute.pick_precision`), `fp32`, `bf16` or a Keras policy name.
+        jit_compile: XLA for the training step: True, False or `auto`; None: the loop's own
+            default (`auto` when pretraining, False when fine-tuning, where compiling costs more
+            than short runs gain on CPUs).
+        checkpoint_every: pretraining steps between checkpoints.
+        steps_per_execution: steps per compiled call (TPU: 100 or more).
+        log_every: pretraining steps between progress lines.
+        verbose: Keras' verbosity (0, 1, 2, or `auto`); None: the loop's own default (`auto`
+            when pretraining, 0 when fine-tuning).
+    """
+
+    steps: int | None = None
+    epochs: int = 3
+    batch_size: int = 32
+    learning_rate: float | None = None
+    warmup_steps: int | None = None
+    warmup_fraction: float | None = None
+    seed: int | None = None
+    strategy: Any = "auto"
+    precision: str = "auto"
+    jit_compile: bool | str | None = None
+    checkpoint_every: int = 1000
+    steps_per_execution: int = 1
+    log_every: int = 100
+    verbose: str | int | None = None
+
+    def with_changes(self, **changes: Any) -> TrainingSettings:
+        """A copy with `changes` (field names, or their `ALIASES`) applied."""
+        changes = {ALIASES.get(name, name): value for name, value in changes.items()}
+        names = [field.name for field in dataclasses.fields(self)]
+        unknown = sorted(set(changes) - set(names))
+        if unknown:
+            raise TypeError(f"unknown training setting {unknown[0]!r}; the settings are {', '.join(names)}")
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_flags(cls, args: argparse.Namespace) -> TrainingSettings:
+        """The settings a command's parsed flags give: each field's flag where the command has it
+        (`--batch-size`, `--steps`, `--epochs`, `--learning-rate`, ...) and it was given.
+
+        Example:
+            >>> TrainingSettings.from_flags(argparse.Namespace(steps=20, batch_size=8, seed=None, data="x"))
+            TrainingSettings(steps=20, epochs=3, batch_size=8, learning_rate=None, warmup_steps=None, warmup_fraction=None, seed=None, strategy='auto', precision='auto', jit_compile=None, checkpoint_every=1000, steps_per_execution=1, log_every=100, verbose=None)
+        """
+        given = {field.name: getattr(args, field.name) for field in dataclasses.fields(cls)
+                 if getattr(args, field.name, None) is not None}
+        return cls(**given)
+
+
+def training_settings(settings: TrainingSettings | None, changes: dict[str, Any]) -> TrainingSettings:
+    """`settings` (default: `TrainingSettings()`) with the keyword arguments a training function got.
+
+    Example:
+        >>> training_settings(None, {"epochs": 1}).epochs
+        1
+    """
+    return (settings or TrainingSettings()).with_changes(**changes)

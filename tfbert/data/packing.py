@@ -37,7 +37,7 @@ def pair_lengths(first: tf.Tensor, second: tf.Tensor, budget: int) -> tuple[tf.T
     [8, 7]
     """
     first, second = tf.cast(first, tf.int64), tf.cast(second, tf.int64)
-    shorter, longer = tf.minimum(first, second), tf.maximum(first, second)
+    shorter = tf.minimum(first, second)
     both_cut = 2 * shorter > budget
     kept_shorter = tf.where(both_cut, tf.constant(budget // 2, tf.int64), shorter)
     kept_longer = tf.where(both_cut, tf.constant(budget // 2 + budget % 2, tf.int64), budget - shorter)

@@ -27,7 +27,6 @@ import dataclasses
 from pathlib import Path
 
 import keras
-import tensorflow as tf
 
 from tfbert import architectures, artifacts
 from tfbert.artifacts import Artifact

@@ -35,21 +35,33 @@ def assets():
 SPREAD_FILES = {"docs/test_guides.py", "conformance/test_families.py"}
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """Test files with the most `slow` tests first, each file's tests kept together and in order.
 
-    `.ci/run` hands groups to two xdist workers in collection order (`--dist loadgroup
-    --no-loadscope-reorder`): a group is a whole file (its module fixtures built once), or one test of
-    `SPREAD_FILES`. Starting the longest files first leaves short ones to even out the end, instead of one
-    worker finishing a long file alone.
+    `.ci/run` hands files to two xdist workers in collection order (`--dist loadfile
+    --no-loadscope-reorder`); starting the longest files first leaves short ones to even out the end,
+    instead of one worker finishing a long file alone.
     """
     slow_per_file = Counter(item.path for item in items if item.get_closest_marker("slow"))
     items.sort(key=lambda item: -slow_per_file[item.path])
-    for item in items:
-        spread = item.path.is_relative_to(TESTS) and item.path.relative_to(TESTS).as_posix() in SPREAD_FILES
-        group = item.nodeid if spread else str(item.path)
-        item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's file-by-file scheduling, except that the tests of `SPREAD_FILES` are scheduled one by one.
+
+    (xdist's own `--dist loadgroup` would say the same with marks, but it does not group under pytest 9.)
+    """
+    from xdist.scheduler import LoadScopeScheduling
+
+    spread = {f"{TESTS.name}/{path}" for path in SPREAD_FILES}
+
+    class FileOrTestScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if path in spread else path
+
+    return FileOrTestScheduling(config, log)
 
 
 def pytest_terminal_summary(terminalreporter):

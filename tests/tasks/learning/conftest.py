@@ -1,7 +1,7 @@
 """Fixtures of the learning tests: MiniLM's WordPiece, a compact token table, MiniLM's first two layers.
 
-The learning tests are split over several files so that `pytest -n 2 --dist loadgroup` (one file per
-worker, tests/conftest.py) spreads their minutes over both CI workers; the session scope shares these between the files a
+The learning tests are split over several files so that `pytest -n 2 --dist loadfile` (one file per
+worker) spreads their minutes over both CI workers; the session scope shares these between the files a
 worker runs.
 """
 

@@ -471,7 +471,7 @@ def test_export_stopped_by_a_signal_leaves_no_version_so_the_rerun_writes_the_sa
 
 
 @pytest.fixture(scope="module")
-def signal_inputs(tiny):
+def signal_inputs(tiny, assets):
     """`tiny` with a labelled file, a parallel file, a sentence file, its encoder as a Hugging Face folder and
     as a regression cross-encoder (an untrained head: a few calls, no training)."""
     import keras
@@ -486,6 +486,9 @@ def signal_inputs(tiny):
                                                                   for index, line in enumerate(lines)))
     (tiny / "parallel.tsv").write_text("".join(f"{line}\t{line.upper()}\n" for line in lines))
     (tiny / "sentences.txt").write_text("\n".join(lines[:8]) + "\n")
+    # vocab trains for a second or so on the novel (three times over): a signal sent when its lock appears
+    # lands while it works, however late the polling test sees the lock on a loaded machine.
+    (tiny / "novel.txt").write_text(assets("text/botchan.txt").read_text(encoding="utf-8") * 3, encoding="utf-8")
     encoder, tokenizer = keras.models.load_model(tiny / "encoder.keras"), load_tokenizer(tiny / "vocab")
     write_huggingface(encoder, tiny / "hf", "bert", tokenizer)
     (tiny / "cross").mkdir()
@@ -498,7 +501,7 @@ LOCK, STAGING = ".tfbert-lock-", ".tfbert-tmp-"
 # Each writer: its argv, its output's name, and the name whose appearance beside the output says the command is
 # under way (LOCK: it holds its output's lock; STAGING: it is writing the output under its temporary name).
 INTERRUPTED = {
-    "vocab": (["vocab", "--kind", "sentencepiece", "--data", "{tiny}/corpus.txt", "--vocab-size", "150",
+    "vocab": (["vocab", "--kind", "sentencepiece", "--data", "{tiny}/novel.txt", "--vocab-size", "2000",
                "--output", "{out}"], "vocab", LOCK),
     "finetune": (["finetune", "--pretrained", "{tiny}/encoder.keras", "--tokenizer", "{tiny}/vocab", "--train",
                   "{tiny}/train.tsv", "--eval", "{tiny}/train.tsv", "--epochs", "1", "--batch-size", "8",

@@ -47,7 +47,7 @@ def run(arguments: list[str]) -> tuple[float, float]:
 def classification_files(folder: Path) -> tuple[Path, Path]:
     """Pang & Lee polarity sentences as train/dev TSV files (sentence, label)."""
     rows = []
-    for line in asset("labelled/pang_lee_polarity.cor").read_text(encoding="utf-8").splitlines():
+    for line in asset("labelled/pang_lee_polarity.cor").read_text(encoding="cp1252", errors="replace").splitlines():
         label, _, text = line.partition(" ")
         if text.strip():
             rows.append(f"{text.strip()}\t{int(label == '__label__pos')}")

@@ -41,20 +41,14 @@ from tfbert.export.client import PredictInputError, SavedModelClient, shorten
 SERVER_ADDRESS = re.compile(r"^((https?|grpc)://|[\w.-]+:\d+(/|$))")
 
 
-def find_saved_model(path: str | os.PathLike) -> Path:
-    """The SavedModel `path` names (`tfbert.artifacts.resolve_saved_model`: it, or its highest version folder);
-    a TF Serving address is refused with what to run instead."""
-    from tfbert.artifacts.saved_models import resolve_saved_model
-
+def refuse_server_address(path: str | os.PathLike) -> None:
+    """A TF Serving address given where predict wants a local export is refused with what to run instead
+    (the export folder itself is resolved by `SavedModelClient`)."""
     if not Path(path).exists() and SERVER_ADDRESS.match(str(path)):
         raise PredictInputError(
             f"{path!r} is a TF Serving address, not a SavedModel folder: tfbert predict runs a local export "
             "(saved_models/NAME); to query a server run python -m tfbert.export.client --model NAME "
             "--rest-address HOST:PORT TEXT (it says 'cannot reach TF Serving at HOST:PORT' when none answers)")
-    try:
-        return resolve_saved_model(path)
-    except ValueError as error:
-        raise PredictInputError(str(error)) from None
 
 
 def format_record(record: dict, values: int = 6) -> list[str]:
@@ -197,7 +191,8 @@ def run(args: argparse.Namespace) -> None:
         if args.output:
             _check_output(args.output)
         texts = read_texts(args.texts, args.file)
-        predictor = SavedModelClient(find_saved_model(args.saved_model), args.signature)
+        refuse_server_address(args.saved_model)
+        predictor = SavedModelClient(args.saved_model, args.signature)
         if args.output:
             _check_output(args.output, predictor.task)
         first = args.question if args.question is not None else args.text_pair

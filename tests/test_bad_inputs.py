@@ -238,6 +238,27 @@ def test_pretrain_encoding_errors_replace_counts_lines_and_reads_them_with_repla
     assert "latin1.txt: 2 lines with bytes that are not UTF-8, replaced by U+FFFD" in capsys.readouterr().err
 
 
+
+@pytest.mark.parametrize("block_bytes", [3, 7, 64, 1 << 22])
+def test_text_file_check_reads_blocks_of_lines_and_names_the_first_bad_line(tmp_path, monkeypatch, block_bytes):
+    """Blocks of any size (smaller than a line, ending mid-line, the whole file) report the same line and byte."""
+    from tfbert.data import input_checks
+    from tfbert.data.text_decoding import LineDecoder
+
+    monkeypatch.setattr(input_checks, "BLOCK_BYTES", block_bytes)
+    cases = {b"hello\nworld\n\ncaf\xe9 noir\nok\n": r"line 4: not valid UTF-8 \(byte 4\)",
+             b"hello\nwor\x00ld\ncaf\xe9\n": "line 2: contains a NUL byte",
+             b"abc\xe9" + b"y" * 50: r"line 1: not valid UTF-8 \(byte 4\)",
+             b"  \n\n \n": "is empty or has only blank lines"}
+    for number, (content, message) in enumerate(cases.items()):
+        path = write(tmp_path / f"{number}.txt", content)
+        with pytest.raises(ValueError, match=message):
+            input_checks.check_text_file(path)
+    decoder = LineDecoder("replace")
+    input_checks.check_text_file(write(tmp_path / "latin1.txt", b"caf\xe9\nok\n\xe0 la\n" * 3), decoder)
+    assert decoder.changed_lines == {str(tmp_path / "latin1.txt"): 6}
+    input_checks.check_text_file(write(tmp_path / "long.txt", b"x" * 100 + b"\n" + b"y" * 50))
+
 # --- inputs: every numeric flag is checked while the command line is parsed (issue #29 item 2) ---------------------
 
 def _subcommands(parser, path=()):

@@ -7,8 +7,10 @@ less than wall time, for:
 - the three pipelines of `serving_ort.py` (tfbert default export, tfbert with `xla_max_batch`, ORT +
   `tokenizers`), strings in, embeddings out, at batch 1 (one Botchan line, about 18 pieces) and batch 32;
 - the bare all-MiniLM-L6-v2 encoder (no tokenizer, no pooling) on ids of fixed shapes: TensorFlow's graph
-  (`tf.function`), the same function XLA-compiled (`jit_compile=True`), and ORT's fused session. Length 1 is
-  almost no arithmetic, so it shows each runtime's fixed cost per call: op dispatch and reading the weights.
+  (`tf.function`), the same function XLA-compiled (`jit_compile=True`), the same function converted to
+  TensorFlow Lite (`TFLiteConverter.from_concrete_functions`, run by `tf.lite.Interpreter`, whose default
+  XNNPACK delegate prepacks the weights), and ORT's fused session. Length 1 is almost no arithmetic, so it
+  shows each runtime's fixed cost per call: op dispatch and reading the weights.
 
     nice -n 10 python benchmarks/serving_breakdown.py [--output benchmarks/results/serving_breakdown.md]
 """
@@ -20,16 +22,16 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
-import numpy as np  # noqa: E402
-
-import serving_ort  # noqa: E402
-from sentence_embeddings_common import botchan_lines, minilm_folder  # noqa: E402
+import numpy as np
+import serving_ort
+from sentence_embeddings_common import botchan_lines, minilm_folder
 
 ENCODER_SHAPES = ((1, 1), (1, 18), (32, 26))
 
@@ -52,15 +54,30 @@ def pipeline_rows(checkpoint: Path, directory: str, texts: list[str], xla_max_ba
     rows = []
     for name, embed in systems.items():
         serving_ort.warm_up(embed, texts)
-        single = np.median([cpu_ms(lambda text=text: embed([text]), 20) for text in texts[100:110]])
-        batch = cpu_ms(lambda: embed(texts[200:232]), 10)
-        tokenize = np.median([cpu_ms(lambda text=text: embed.tokenize([text]), 20) for text in texts[100:110]])
+        single = np.median([cpu_ms(lambda text=text, embed=embed: embed([text]), 20) for text in texts[100:110]])
+        batch = cpu_ms(lambda embed=embed: embed(texts[200:232]), 10)
+        tokenize = np.median([cpu_ms(lambda text=text, embed=embed: embed.tokenize([text]), 20) for text in texts[100:110]])
         rows.append(f"| {name} | {single:.2f} | {tokenize:.2f} | {batch:.1f} | {32000 / batch:.0f} |")
     return rows
 
 
+def tflite_call(function, ids: dict) -> Callable[[], None]:
+    """`function` (TensorFlow, ids -> sequence output) converted to TensorFlow Lite at the shapes of `ids`: a
+    call of the interpreter on them."""
+    import tensorflow as tf
+
+    specs = {name: tf.TensorSpec(value.shape, value.dtype, name=name) for name, value in ids.items()}
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([function.get_concrete_function(specs)], function)
+    interpreter = tf.lite.Interpreter(model_content=converter.convert(), num_threads=1)
+    interpreter.allocate_tensors()
+    for detail in interpreter.get_input_details():
+        interpreter.set_tensor(detail["index"], next(value.numpy() for name, value in ids.items()
+                                                     if name in detail["name"]))
+    return interpreter.invoke
+
+
 def encoder_rows(checkpoint: Path, directory: str) -> list[str]:
-    """CPU ms of the bare encoder per shape: TensorFlow graph, XLA, ORT session."""
+    """CPU ms of the bare encoder per shape: TensorFlow graph, XLA, TensorFlow Lite, ORT session."""
     import onnxruntime
     import tensorflow as tf
 
@@ -83,10 +100,11 @@ def encoder_rows(checkpoint: Path, directory: str) -> list[str]:
                     "attention_mask": np.ones([batch, length], np.int64),
                     "token_type_ids": np.zeros([batch, length], np.int64)}
         repeats = 100 if batch == 1 else 5
-        times = [cpu_ms(lambda: graph(ids), repeats), cpu_ms(lambda: xla(ids), repeats),
-                 cpu_ms(lambda: session.run(None, onnx_ids), repeats)]
-        rows.append(f"| {batch} x {length} | " + " | ".join(f"{value:.2f}" for value in times)
-                    + f" | {times[0] / times[2]:.2f}x | {times[1] / times[2]:.2f}x |")
+        times = [cpu_ms(lambda ids=ids: graph(ids), repeats), cpu_ms(lambda ids=ids: xla(ids), repeats),
+                 cpu_ms(tflite_call(graph, ids), repeats),
+                 cpu_ms(lambda onnx_ids=onnx_ids: session.run(None, onnx_ids), repeats)]
+        rows.append(f"| {batch} x {length} | " + " | ".join(f"{value:.2f}" for value in times) + " | "
+                    + " | ".join(f"{value / times[-1]:.2f}x" for value in times[:-1]) + " |")
     return rows
 
 
@@ -108,8 +126,8 @@ def main() -> None:
                       "| system | batch 1 | of which tokenizing | batch 32 | sentences per CPU-second at batch 32 |",
                       "|---|---:|---:|---:|---:|", *pipelines, "",
                       "The bare encoder on ids (CPU ms per call, one thread):", "",
-                      "| batch x length | TF graph | TF XLA | ORT | graph / ORT | XLA / ORT |",
-                      "|---|---:|---:|---:|---:|---:|", *encoders]
+                      "| batch x length | TF graph | TF XLA | TF Lite | ORT | graph / ORT | XLA / ORT | Lite / ORT |",
+                      "|---|---:|---:|---:|---:|---:|---:|---:|", *encoders]
     print("\n".join(lines))
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -172,10 +172,10 @@ class _PredictionService(prediction_service_pb2_grpc.PredictionServiceServicer):
     def __init__(self, stub: ServingStub):
         self.stub = stub
 
-    def Predict(self, request, context):  # noqa: N802  (the service's method names)
+    def Predict(self, request, context):
         return self._answer(self.stub.predict, request, context)
 
-    def GetModelMetadata(self, request, context):  # noqa: N802
+    def GetModelMetadata(self, request, context):
         return self._answer(self.stub.metadata, request, context)
 
     @staticmethod
@@ -190,10 +190,10 @@ class _PredictionService(prediction_service_pb2_grpc.PredictionServiceServicer):
 
 def _rest_handler(stub: ServingStub):
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
+        def do_GET(self):
             self._answer(lambda: _rest_get(stub, self.path))
 
-        def do_POST(self):  # noqa: N802
+        def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             self._answer(lambda: _rest_post(stub, self.path, body))
 

@@ -15,7 +15,8 @@ from serving_stub import ServingStub, _decimal
 from tensorflow_serving.apis import get_model_metadata_pb2, prediction_service_pb2_grpc
 
 from tfbert.export.client import SavedModelClient, main
-from tfbert.export.signatures import GrpcServer, LoadedSavedModel, RestServer, call_grpc, grpc_predict_request, local_signatures
+from tfbert.export.signatures import (GrpcServer, LoadedSavedModel, RestServer, call_grpc, grpc_predict_request,
+                                      local_signatures)
 
 EXAMPLES = {
     "classification": list(zip(TEXTS, PAIRS)),
@@ -97,12 +98,12 @@ def _closed_port() -> int:
 def test_server_errors_are_one_line(stub, capsys):
     down = f"127.0.0.1:{_closed_port()}"
     cases = [
-        (["--model", "nope"], "answered NOT_FOUND: Servable not found for request: Latest(nope); give the model "
-                              "name the server was started with", "answered 404: Servable not found"),
+        (["--model", "nope"], ("answered NOT_FOUND: Servable not found for request: Latest(nope); give the model "
+                               "name the server was started with"), "answered 404: Servable not found"),
         (["--model", "embedding", "--version", "7"], "Servable not found for request: Specific(embedding, 7)",
          "answered 404: Servable not found for request: Specific(embedding, 7)"),
-        (["--model", "embedding", "--signature", "nope"], "has no signature 'nope'; it has encode, preprocess, "
-                                                          "serving_default, tokenize", "has no signature 'nope'"),
+        (["--model", "embedding", "--signature", "nope"], ("has no signature 'nope'; it has encode, preprocess, "
+                                                           "serving_default, tokenize"), "has no signature 'nope'"),
         (["--model", "embedding", "--grpc-address", down, "--rest-address", down],
          f"cannot reach TF Serving at {down} (unavailable:", f"cannot reach TF Serving at {down} (connection refused)"),
     ]

@@ -263,15 +263,18 @@ def _rest_post(stub: ServingStub, path: str, raw: bytes) -> bytes:
     if signature not in servable.signature_defs:
         raise ServingError(grpc.StatusCode.INVALID_ARGUMENT,
                            f'Serving signature name: "{signature}" not found in signature def')
-    inputs = servable.signature_defs[signature].inputs
+    outputs = servable.run(signature, rest_request_columns(body, servable.signature_defs[signature].inputs))
+    return (_rows_json(outputs) if "instances" in body else _columns_json(outputs)).encode("utf-8", "surrogateescape")
+
+
+def rest_request_columns(body: dict, inputs) -> dict[str, np.ndarray]:
+    """A decoded `:predict` body as one array per input, as TF Serving reads it for a signature's
+    `inputs` (`{name: TensorInfo}`): `instances` (rows) or `inputs` (columns)."""
     if ("instances" in body) == ("inputs" in body):
         raise ServingError(grpc.StatusCode.INVALID_ARGUMENT, "Missing 'inputs' or 'instances' key" if
                            "instances" not in body else "Not formatted correctly expecting only one of 'inputs' "
                                                         "or 'instances' keys to exist ")
-    row_format = "instances" in body
-    columns = _instances(body["instances"], inputs) if row_format else _inputs(body["inputs"], inputs)
-    outputs = servable.run(signature, columns)
-    return (_rows_json(outputs) if row_format else _columns_json(outputs)).encode("utf-8", "surrogateescape")
+    return _instances(body["instances"], inputs) if "instances" in body else _inputs(body["inputs"], inputs)
 
 
 def _is_b64(value) -> bool:

@@ -10,27 +10,17 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from conftest import CONTEXTS, PAIRS, QUESTIONS, TEXTS
-from serving_stub import ServingStub
+from serving_stub import Servable, ServingStub, rest_request_columns
 
 from tfbert.export.signatures import grpc_predict_request, rest_columnar_body, rest_instances_body
 
 INVALID_UTF8 = b"caf\xe9 \xff\xfe"
 
 
-def _json_value_to_bytes(value) -> bytes:
-    """TF Serving's JSON mapping for DT_STRING: a JSON string as UTF-8, `{"b64": ...}` decoded."""
-    return base64.b64decode(value["b64"]) if isinstance(value, dict) else value.encode("utf-8")
-
-
-def rest_body_to_tensors(body: dict) -> dict[str, tf.Tensor]:
+def rest_body_to_tensors(body: dict, inputs) -> dict[str, tf.Tensor]:
+    """The tensors TF Serving makes of a REST body for a signature's `inputs` (`serving_stub`)."""
     body = json.loads(json.dumps(body))      # what goes over the wire
-    if "instances" in body:
-        names = body["instances"][0].keys()
-        columns = {name: [row[name] for row in body["instances"]] for name in names}
-    else:
-        columns = body["inputs"]
-    return {name: tf.constant(np.array([_json_value_to_bytes(v) for v in values], dtype=object))
-            for name, values in columns.items()}
+    return {name: tf.constant(value) for name, value in rest_request_columns(body, inputs).items()}
 
 
 def _same(a: dict, b: dict):
@@ -39,7 +29,7 @@ def _same(a: dict, b: dict):
         np.testing.assert_array_equal(a[name].numpy(), b[name].numpy())
 
 
-def test_rest_and_grpc_requests_are_accepted(loaded):
+def test_rest_and_grpc_requests_are_accepted(exports, loaded):
     cases = {
         "classification": {"text": TEXTS + [INVALID_UTF8], "text_pair": PAIRS + [""]},
         "question_answering": {"question": QUESTIONS, "context": CONTEXTS},
@@ -47,11 +37,12 @@ def test_rest_and_grpc_requests_are_accepted(loaded):
     }
     for task, inputs in cases.items():
         signature = loaded[task].signatures["serving_default"]
+        input_infos = Servable(task, exports[task], loaded[task]).signature_defs["serving_default"].inputs
         direct = signature(**{name: tf.constant([v.encode() if isinstance(v, str) else v for v in values])
                               for name, values in inputs.items()})
         for body in (rest_instances_body(inputs), rest_columnar_body(inputs)):
             assert body["signature_name"] == "serving_default"
-            _same(signature(**rest_body_to_tensors(body)), direct)
+            _same(signature(**rest_body_to_tensors(body, input_infos)), direct)
         request = grpc_predict_request(inputs, task)
         request = type(request).FromString(request.SerializeToString())      # over the wire
         assert request.model_spec.name == task

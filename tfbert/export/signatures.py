@@ -66,6 +66,8 @@ class LoadedSavedModel:
     assets.extra: label names and the mask token; this one does not.)
 
     Example:
+        >>> import tensorflow as tf
+        >>> from tfbert.export import SavedModelClient
         >>> source = LoadedSavedModel(tf.saved_model.load("saved_models/sst2/1"), "sst2")  # doctest: +SKIP
         >>> SavedModelClient(source)(["a gripping film"])[0]["label"]  # doctest: +SKIP
         'positive'

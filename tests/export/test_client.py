@@ -1,7 +1,7 @@
 """The client's REST (row and columnar JSON) and gRPC requests, turned into tensors the way TF Serving
-does, are accepted by the signatures and give the same outputs as direct calls; `SavedModelClient` on a
-stand-in REST server (answering `/metadata` and `:predict` as TF Serving does) gives the records it gives
-on the export loaded here."""
+does, are accepted by the signatures and give the same outputs as direct calls; `SavedModelClient` on
+`serving_stub`'s REST server gives the records it gives on the export folder (test_serving_protocol
+covers both protocols and every task)."""
 
 import base64
 import json
@@ -10,26 +10,17 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from conftest import CONTEXTS, PAIRS, QUESTIONS, TEXTS
+from serving_stub import Servable, ServingStub, rest_request_columns
 
 from tfbert.export.signatures import grpc_predict_request, rest_columnar_body, rest_instances_body
 
 INVALID_UTF8 = b"caf\xe9 \xff\xfe"
 
 
-def _json_value_to_bytes(value) -> bytes:
-    """TF Serving's JSON mapping for DT_STRING: a JSON string as UTF-8, `{"b64": ...}` decoded."""
-    return base64.b64decode(value["b64"]) if isinstance(value, dict) else value.encode("utf-8")
-
-
-def rest_body_to_tensors(body: dict) -> dict[str, tf.Tensor]:
+def rest_body_to_tensors(body: dict, inputs) -> dict[str, tf.Tensor]:
+    """The tensors TF Serving makes of a REST body for a signature's `inputs` (`serving_stub`)."""
     body = json.loads(json.dumps(body))      # what goes over the wire
-    if "instances" in body:
-        names = body["instances"][0].keys()
-        columns = {name: [row[name] for row in body["instances"]] for name in names}
-    else:
-        columns = body["inputs"]
-    return {name: tf.constant(np.array([_json_value_to_bytes(v) for v in values], dtype=object))
-            for name, values in columns.items()}
+    return {name: tf.constant(value) for name, value in rest_request_columns(body, inputs).items()}
 
 
 def _same(a: dict, b: dict):
@@ -38,7 +29,7 @@ def _same(a: dict, b: dict):
         np.testing.assert_array_equal(a[name].numpy(), b[name].numpy())
 
 
-def test_rest_and_grpc_requests_are_accepted(loaded):
+def test_rest_and_grpc_requests_are_accepted(exports, loaded):
     cases = {
         "classification": {"text": TEXTS + [INVALID_UTF8], "text_pair": PAIRS + [""]},
         "question_answering": {"question": QUESTIONS, "context": CONTEXTS},
@@ -46,11 +37,12 @@ def test_rest_and_grpc_requests_are_accepted(loaded):
     }
     for task, inputs in cases.items():
         signature = loaded[task].signatures["serving_default"]
+        input_infos = Servable(task, exports[task], loaded[task]).signature_defs["serving_default"].inputs
         direct = signature(**{name: tf.constant([v.encode() if isinstance(v, str) else v for v in values])
                               for name, values in inputs.items()})
         for body in (rest_instances_body(inputs), rest_columnar_body(inputs)):
             assert body["signature_name"] == "serving_default"
-            _same(signature(**rest_body_to_tensors(body)), direct)
+            _same(signature(**rest_body_to_tensors(body, input_infos)), direct)
         request = grpc_predict_request(inputs, task)
         request = type(request).FromString(request.SerializeToString())      # over the wire
         assert request.model_spec.name == task
@@ -64,80 +56,24 @@ def test_invalid_utf8_goes_as_b64():
     assert body["instances"][1] == {"text": "ok"} and body["signature_name"] == "tokenize"
 
 
-def _metadata(signatures) -> dict:
-    """TF Serving's `/metadata` answer for a loaded export's signatures."""
-    def tensors(specs):
-        return {name: {"dtype": f"DT_{spec.dtype.name.upper()}",
-                       "tensor_shape": {"dim": [{"size": str(-1 if size is None else size)} for size in spec.shape]}}
-                for name, spec in specs.items()}
-    return {"metadata": {"signature_def": {"signature_def": {
-        name: {"inputs": tensors(function.structured_input_signature[1]),
-               "outputs": tensors(function.structured_outputs)} for name, function in signatures.items()}}}}
-
-
-def _json_output(value: np.ndarray):
-    return np.vectorize(lambda item: item.decode("utf-8", "replace"), otypes=[object])(value).tolist() \
-        if value.dtype == object else value.tolist()
-
-
-class _FakeServing:
-    """A REST model server in a thread that answers `/metadata` and `:predict` the way TF Serving does, from
-    a loaded export."""
-
-    def __init__(self, loaded_model):
-        import http.server
-        import threading
-
-        signatures = loaded_model.signatures
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def _answer(self, answer):
-                data = json.dumps(answer).encode("utf-8")
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self):
-                self._answer(_metadata(signatures))
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outputs = {name: _json_output(value.numpy()) for name, value in
-                           signatures[body["signature_name"]](**rest_body_to_tensors(body)).items()}
-                if "inputs" in body:
-                    self._answer({"outputs": outputs})
-                else:
-                    rows = len(next(iter(outputs.values())))
-                    self._answer({"predictions": [{name: value[row] for name, value in outputs.items()}
-                                                  for row in range(rows)]})
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.address = f"127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
 def test_client_on_a_rest_server_gives_the_local_exports_records(exports, loaded):
     from tfbert.export.client import SavedModelClient
     from tfbert.export.signatures import RestServer
 
-    for task, texts in (("classification", [f"{a}\t{b}" for a, b in zip(TEXTS, PAIRS)]),
-                        ("fill_mask", ["paris is the [MASK] of france."])):
-        local = SavedModelClient(exports[task])(texts)
-        if task == "classification":   # a server sends no label names: probabilities by label id
-            for record in local:
-                record["probabilities"] = {str(index): value
-                                           for index, value in enumerate(record["probabilities"].values())}
-        fake = _FakeServing(loaded[task])
-        try:
+    stub = ServingStub({task: exports[task] for task in ("classification", "fill_mask")}, loaded)
+    try:
+        for task, texts in (("classification", [f"{a}\t{b}" for a, b in zip(TEXTS, PAIRS)]),
+                            ("fill_mask", ["paris is the [MASK] of france."])):
+            local = SavedModelClient(exports[task])(texts)
+            if task == "classification":   # a server sends no label names: probabilities by label id
+                for record in local:
+                    record["probabilities"] = {str(index): value
+                                               for index, value in enumerate(record["probabilities"].values())}
             for body_format in ("instances", "inputs"):
-                served = SavedModelClient(RestServer(task, fake.address, body_format))(texts)
+                served = SavedModelClient(RestServer(task, stub.rest_address, body_format))(texts)
                 assert served == local, body_format
-        finally:
-            fake.server.shutdown()
+    finally:
+        stub.close()
 
 
 def test_exported_embedder_runs_through_the_client_locally_and_on_a_server(exports, loaded):
@@ -147,13 +83,12 @@ def test_exported_embedder_runs_through_the_client_locally_and_on_a_server(expor
     local = SavedModelEmbedder(exports["embedding"], batch_size=2).embed(TEXTS)
     direct = loaded["embedding"].signatures["serving_default"](text=tf.constant(TEXTS))["embedding"].numpy()
     np.testing.assert_allclose(local, direct, atol=1e-5)   # batches of 2 and of all
-    fake, classifier = _FakeServing(loaded["embedding"]), _FakeServing(loaded["classification"])
+    stub = ServingStub({task: exports[task] for task in ("embedding", "classification")}, loaded)
     try:
-        served = SavedModelEmbedder(RestServer("embedding", fake.address)).embed(TEXTS)
+        served = SavedModelEmbedder(RestServer("embedding", stub.rest_address)).embed(TEXTS)
         np.testing.assert_allclose(served, local, atol=1e-5)
         with pytest.raises(ValueError, match="serving_default returns label, label_id, logits, probabilities, not "
                                              "'embedding'"):
-            SavedModelEmbedder(RestServer("classification", classifier.address)).embed(TEXTS)
+            SavedModelEmbedder(RestServer("classification", stub.rest_address)).embed(TEXTS)
     finally:
-        fake.server.shutdown()
-        classifier.server.shutdown()
+        stub.close()

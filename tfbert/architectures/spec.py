@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 TOKENIZER_KINDS = ("wordpiece", "sentencepiece", "byte_bpe")
 PACKING_STYLES = ("bert", "roberta")
+LM_HEADS = ("transform", "tied")
+GENERATOR_EMBEDDINGS = ("shared", "disentangled")
 # Where `tfbert pretrain` reads a family's examples from: documents (tfbert.data.pretraining_dataset)
 # or XLM's multilingual streams and translation pairs (tfbert.data.multilingual).
 EXAMPLE_SOURCES = ("documents", "multilingual")
@@ -174,8 +176,12 @@ class ArchitectureSpec:
         pretraining_model: `factory(config, objectives, seed, dtype)` building the
             pretraining model, or its name `"module:function"` (the built-in families'
             factories live beside their model classes, `tfbert.families.<family>.models`).
-        pretraining_models: names of the Keras classes that pretrain this family; each
-            class accepts only configs whose spec lists it (`check_model_class`).
+        lm_head: the masked-LM head: `transform` (BERT's dense + LayerNorm before the tied
+            decoder) or `tied` (XLM's bare tied projection).
+        generator_embeddings: how the generator shares the embeddings (`generator` families):
+            `shared` (ELECTRA) or `disentangled` (DeBERTa-v3's gradient-disentangled sharing).
+            Each pretraining model class states which heads and sharing it builds and checks the
+            spec of the config it is given (`tfbert.models.family`).
         export_tasks: serving tasks its pretraining model exports as (`fill_mask`);
             encoders and task models export for every family.
         formats: checkpoint formats by name (`huggingface`; `tf1`, `keras_hub`).
@@ -184,8 +190,7 @@ class ArchitectureSpec:
         >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",  # doctest: +SKIP
         ...                         packing_style="bert", objectives=("mlm",), default_objectives=("mlm",),
         ...                         examples=ExampleRecipe("full_sentences"),
-        ...                         pretraining_model="tfbert.models.pretraining:build_pretraining_model",
-        ...                         pretraining_models=("PretrainingModel",))
+        ...                         pretraining_model="tfbert.models.pretraining:build_pretraining_model")
     """
 
     name: str
@@ -196,11 +201,12 @@ class ArchitectureSpec:
     default_objectives: tuple[str, ...]
     examples: ExampleRecipe
     pretraining_model: PretrainingFactory
-    pretraining_models: tuple[str, ...]
     encoder_defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     objective_sets: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     validate: Callable[["ModelConfig"], None] | None = None
     generator: bool = False
+    generator_embeddings: str = "shared"
+    lm_head: str = "transform"
     optimizer: str = "bert"
     export_tasks: tuple[str, ...] = ()
     formats: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -212,6 +218,10 @@ class ArchitectureSpec:
         if self.packing_style not in PACKING_STYLES:
             raise ValueError(f"architecture {self.name!r}: packing_style {self.packing_style!r} is not one of "
                              f"{', '.join(PACKING_STYLES)}")
+        for field, value, allowed in (("lm_head", self.lm_head, LM_HEADS),
+                                      ("generator_embeddings", self.generator_embeddings, GENERATOR_EMBEDDINGS)):
+            if value not in allowed:
+                raise ValueError(f"architecture {self.name!r}: {field} {value!r} is not one of {', '.join(allowed)}")
         unknown = [objective for objective in self.default_objectives if objective not in self.objectives]
         if unknown:
             raise ValueError(f"architecture {self.name!r}: default objective {unknown[0]!r} is not among its "
@@ -273,19 +283,6 @@ class ArchitectureSpec:
             return self.pretraining_model
         module, _, function = self.pretraining_model.partition(":")
         return getattr(importlib.import_module(module), function)
-
-    def check_model_class(self, class_name: str) -> None:
-        """`ValueError` unless `class_name` is one of this family's pretraining models.
-
-        Example:
-            >>> from tfbert import architectures
-            >>> architectures.get("xlm").check_model_class("PretrainingModel")
-            Traceback (most recent call last):
-            ValueError: PretrainingModel does not build architecture 'xlm'; its pretraining model is XLMPretrainingModel
-        """
-        if class_name not in self.pretraining_models:
-            raise ValueError(f"{class_name} does not build architecture {self.name!r}; its pretraining model is "
-                             f"{' or '.join(self.pretraining_models)}")
 
     def format(self, name: str):
         """The checkpoint format entry `name`; `ValueError` naming the formats the family has."""

@@ -151,6 +151,7 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
         >>> [checkpoint.config["architectures"] for checkpoint in huggingface_checkpoints(electra, "electra")]  # doctest: +SKIP
         [['ElectraForPreTraining'], ['ElectraForMaskedLM']]
     """
+    from tfbert.models.family import FamilyPretrainingModel
     from tfbert.tasks.models.classification import SequenceClassifier, SequenceRegressor
     from tfbert.tasks.models.embedding import SentenceEmbedder
 
@@ -165,7 +166,7 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
         embedding = (None if isinstance(model, Encoder)
                      else (encoder.config.hidden_size, model.options["pooling"], model.options["normalize"]))
         return [Checkpoint("", config, _float32(entry.encoder_weights(encoder, "")), embedding)]
-    if type(model).__name__ in spec.pretraining_models:
+    if isinstance(model, FamilyPretrainingModel):
         return _pretraining_checkpoints(model, spec, entry)
     if isinstance(model, (SequenceClassifier, SequenceRegressor)):
         return [_classifier_checkpoint(model, spec, entry, label_names)]

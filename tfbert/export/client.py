@@ -31,7 +31,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from tfbert.export.signatures import GrpcServer, RestServer, Signature
+from tfbert.export.signatures import GrpcServer, LoadedSavedModel, RestServer, Signature
+
+# Where an export runs, other than a folder: TF Serving over REST or gRPC, or one loaded in this process.
+Source = RestServer | GrpcServer | LoadedSavedModel
 
 if TYPE_CHECKING:
     import numpy as np
@@ -117,8 +120,8 @@ def _read_json(path: Path) -> dict:
 class SavedModelClient:
     """A tfbert export and the signature it runs; call it on texts for one dict per example.
 
-    `source` is a SavedModel folder (a version folder, or `NAME/` for its highest version), or a
-    `RestServer` / `GrpcServer` naming a model on TF Serving. `signature` defaults to
+    `source` is a SavedModel folder (a version folder, or `NAME/` for its highest version), a
+    `RestServer` / `GrpcServer` naming a model on TF Serving, or a `LoadedSavedModel`. `signature` defaults to
     `serving_default` (`tokenize` and `preprocess` also take text). See `predict_texts` for the dicts.
 
     Example:
@@ -131,9 +134,9 @@ class SavedModelClient:
         (1, 2)
     """
 
-    def __init__(self, source: str | os.PathLike | RestServer | GrpcServer, signature: str | None = None):
-        if isinstance(source, (RestServer, GrpcServer)):
-            self.path = f"{source.model_name} at {source.address}"
+    def __init__(self, source: str | os.PathLike | Source, signature: str | None = None):
+        if isinstance(source, Source):
+            self.path = source.label
             signatures, extra = source.signatures(), None
         else:
             folder = _version_folder(source)
@@ -302,7 +305,7 @@ def _choice_examples(texts: Sequence) -> list[tuple[str, tuple[str, ...]]]:
     return examples
 
 
-def predict_texts(source: str | os.PathLike | RestServer | GrpcServer, texts: Sequence[str | tuple[str, str]],
+def predict_texts(source: str | os.PathLike | Source, texts: Sequence[str | tuple[str, str]],
                   top_k: int | None = 5, *, signature: str | None = None, first: str | None = None,
                   batch_size: int = 32, language: str | None = None) -> list[dict]:
     """Runs a `tfbert export` SavedModel on `texts`: one dict per text with its inputs, `task` and the results.
@@ -388,12 +391,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="REST row format, REST columnar format, or gRPC")
     parser.add_argument("--rest-address", default="localhost:8501")
     parser.add_argument("--grpc-address", default="localhost:8500")
+    parser.add_argument("--version", type=int, help="a version the server has loaded (default: its latest)")
     parser.add_argument("--language", help="XLM exports with language embeddings: the language of every text")
     args = parser.parse_args(argv)
     if not args.texts and not args.input:
         parser.error("give texts, or --input NAME=VALUE (repeatable)")
-    server = GrpcServer(args.model, args.grpc_address) if args.format == "grpc" else \
-        RestServer(args.model, args.rest_address, args.format)
+    server = GrpcServer(args.model, args.grpc_address, version=args.version) if args.format == "grpc" else \
+        RestServer(args.model, args.rest_address, args.format, version=args.version)
     try:
         client = SavedModelClient(server, args.signature)
         records = client(_parse_examples(args, client), language=args.language)

@@ -27,6 +27,9 @@ import numpy as np
 StringColumns = Mapping[str, Sequence[Any]]
 # The REST bodies a `RestServer` sends: TF Serving's row format or its columnar format.
 REST_FORMATS = ("instances", "inputs")
+# The SignatureDef TF writes for a SavedModel's initializer; TF Serving lists it with the others, and it
+# takes and returns nothing a client can use.
+INIT_OP_SIGNATURE = "__saved_model_init_op"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +58,26 @@ class Signature:
 def local_signatures(loaded) -> dict[str, Signature]:
     """The signatures of a `tf.saved_model.load`ed export."""
     return {name: _local_signature(loaded, name) for name in loaded.signatures}
+
+
+class LoadedSavedModel:
+    """A SavedModel this process has loaded (`tf.saved_model.load`) as a `SavedModelClient` source, run
+    without loading it again; `label` names it in errors. (A folder source also reads the export's
+    assets.extra: label names and the mask token; this one does not.)
+
+    Example:
+        >>> import tensorflow as tf
+        >>> from tfbert.export import SavedModelClient
+        >>> source = LoadedSavedModel(tf.saved_model.load("saved_models/sst2/1"), "sst2")  # doctest: +SKIP
+        >>> SavedModelClient(source)(["a gripping film"])[0]["label"]  # doctest: +SKIP
+        'positive'
+    """
+
+    def __init__(self, loaded, label: str = "a loaded SavedModel"):
+        self.loaded, self.label = loaded, label
+
+    def signatures(self) -> dict[str, Signature]:
+        return local_signatures(self.loaded)
 
 
 def _local_signature(loaded, name: str) -> Signature:
@@ -108,8 +131,10 @@ def rest_columnar_body(inputs: StringColumns, signature_name: str = "serving_def
             "inputs": {name: [_json_value(value) for value in values] for name, values in inputs.items()}}
 
 
-def grpc_predict_request(inputs: StringColumns, model_name: str, signature_name: str = "serving_default"):
-    """A `tensorflow_serving.apis.predict_pb2.PredictRequest` with one string tensor per input."""
+def grpc_predict_request(inputs: StringColumns, model_name: str, signature_name: str = "serving_default",
+                         version: int | None = None):
+    """A `tensorflow_serving.apis.predict_pb2.PredictRequest` with one string tensor per input (for
+    `version` of the model, else its latest)."""
     import tensorflow as tf
     from tensorflow_serving.apis import predict_pb2
 
@@ -117,6 +142,8 @@ def grpc_predict_request(inputs: StringColumns, model_name: str, signature_name:
     request = predict_pb2.PredictRequest()
     request.model_spec.name = model_name
     request.model_spec.signature_name = signature_name
+    if version is not None:
+        request.model_spec.version.value = version
     for name, values in inputs.items():
         request.inputs[name].CopyFrom(tf.make_tensor_proto(np.array(_utf8(values), dtype=object)))
     return request
@@ -129,31 +156,58 @@ def _utf8(values):
 
 def _http(url: str, address: str, body: dict | None = None, timeout: float = 30.0) -> dict:
     """GETs (or POSTs `body` as JSON to) `url`; the decoded answer, or ConnectionError with one line:
-    `cannot reach TF Serving at HOST:PORT (REASON)`, or the server's own error text."""
+    `cannot reach TF Serving at HOST:PORT (REASON)`, or the server's own error text.
+
+    TF Serving writes string outputs as they are, not checked for UTF-8: the answer is read with
+    `surrogateescape`, so `_output_array` gets the bytes back."""
     data = None if body is None else json.dumps(body).encode("utf-8")
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.loads(response.read())
+            return json.loads(response.read().decode("utf-8", "surrogateescape"))
     except urllib.error.HTTPError as error:
         text = error.read().decode("utf-8", "replace")
         try:
-            text = json.loads(text).get("error", text)
+            answer = json.loads(text)
+            text = answer.get("error", text) if isinstance(answer, dict) else text
         except ValueError:
             pass
-        raise ConnectionError(f"TF Serving at {address} answered {error.code}: {text}") from None
+        raise server_error(address, str(error.code), text or f"nothing, for {url}") from None
     except urllib.error.URLError as error:
         reason = getattr(error.reason, "strerror", None) or str(error.reason)
         raise ConnectionError(f"cannot reach TF Serving at {address} ({reason.lower()})") from None
 
 
-def post_rest(body: dict, model_name: str, address: str = "localhost:8501", timeout: float = 30.0) -> dict:
-    """POSTs `body` to `http://address/v1/models/MODEL:predict` and returns the decoded JSON answer.
+def server_error(address: str, status: str, text: str) -> ConnectionError:
+    """TF Serving's own error as one line (`TF Serving at HOST:PORT answered STATUS: TEXT`), with what to
+    check when it does not serve the model asked for (`Servable not found for request: Latest(NAME)`)."""
+    line = f"TF Serving at {address} answered {status}: {' '.join(text.split())}"
+    if "Servable not found" in text:
+        line += ("; give the model name the server was started with (MODEL_NAME, or --model_name), and a version "
+                 "it has loaded")
+    return ConnectionError(line)
+
+
+def rest_model_url(address: str, model_name: str, version: int | None = None) -> str:
+    """`http://HOST:PORT/v1/models/NAME`, with `/versions/N` for one version (TF Serving's REST paths).
+
+    Example:
+        >>> rest_model_url("localhost:8501", "sst2", version=2)
+        'http://localhost:8501/v1/models/sst2/versions/2'
+    """
+    address = address.removeprefix("http://").rstrip("/")
+    return f"http://{address}/v1/models/{model_name}" + ("" if version is None else f"/versions/{version}")
+
+
+def post_rest(body: dict, model_name: str, address: str = "localhost:8501", timeout: float = 30.0,
+              version: int | None = None) -> dict:
+    """POSTs `body` to `http://address/v1/models/MODEL[/versions/N]:predict` and returns the decoded JSON
+    answer.
 
     `address` is `host:port` or `http://host:port`. Raises ConnectionError with one line (see `_http`).
     """
-    address = address.removeprefix("http://").rstrip("/")
-    return _http(f"http://{address}/v1/models/{model_name}:predict", address, body, timeout)
+    return _http(rest_model_url(address, model_name, version) + ":predict",
+                 address.removeprefix("http://").rstrip("/"), body, timeout)
 
 
 def grpc_failure(error, address: str) -> ConnectionError:
@@ -166,7 +220,7 @@ def grpc_failure(error, address: str) -> ConnectionError:
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
         return ConnectionError(f"cannot reach TF Serving at {address} ({code.name.lower().replace('_', ' ')}: "
                                f"{details})")
-    return ConnectionError(f"TF Serving at {address} answered {code.name if code else 'an error'}: {details}")
+    return server_error(address, code.name if code else "an error", details)
 
 
 def call_grpc(request, address: str = "localhost:8500", timeout: float = 30.0, method: str = "Predict"):
@@ -186,21 +240,31 @@ def call_grpc(request, address: str = "localhost:8500", timeout: float = 30.0, m
         raise grpc_failure(error, address) from None
 
 
-def _output_array(values) -> np.ndarray:
-    """A JSON output as numpy: numbers as numbers; strings (and TF Serving's `{"b64": ...}`, as bytes) in an
-    object array of the same shape."""
+# Numpy types of TF Serving's dtype names where they differ (`DT_FLOAT` is float32).
+NUMPY_TYPES = {"float": "float32", "double": "float64", "half": "float16"}
+
+
+def _output_array(values, dtype: str | None = None) -> np.ndarray:
+    """A JSON output as numpy: numbers as the signature's `dtype` (TF Serving writes a float32 in the
+    fewest digits that read back as it, so it is read back as float32); strings (and `{"b64": ...}`) as
+    bytes in an object array of the same shape."""
     first = values
     while isinstance(first, list) and first:
         first = first[0]
     if isinstance(first, (str, dict)):
-        return np.array(_b64_decoded(values), dtype=object)
-    return np.asarray(values)
+        return np.array(_bytes(values), dtype=object)
+    try:
+        return np.asarray(values, dtype=np.dtype(NUMPY_TYPES.get(dtype, dtype)) if dtype else None)
+    except TypeError:      # a dtype numpy does not name (bfloat16, ...)
+        return np.asarray(values)
 
 
-def _b64_decoded(values):
+def _bytes(values):
     if isinstance(values, list):
-        return [_b64_decoded(value) for value in values]
-    return base64.b64decode(values["b64"]) if isinstance(values, dict) else values
+        return [_bytes(value) for value in values]
+    if isinstance(values, dict):
+        return base64.b64decode(values["b64"])
+    return values.encode("utf-8", "surrogateescape")
 
 
 class RestServer:
@@ -213,39 +277,44 @@ class RestServer:
     """
 
     def __init__(self, model_name: str, address: str = "localhost:8501", body_format: str = "instances",
-                 timeout: float = 30.0):
+                 timeout: float = 30.0, version: int | None = None):
         if body_format not in REST_FORMATS:
             raise ValueError(f"body_format {body_format!r}: use one of {', '.join(REST_FORMATS)}")
-        self.model_name, self.body_format, self.timeout = model_name, body_format, timeout
+        self.model_name, self.body_format, self.timeout, self.version = model_name, body_format, timeout, version
         self.address = address.removeprefix("http://").rstrip("/")
 
+    @property
+    def label(self) -> str:
+        return f"{self.model_name} at {self.address}"
+
     def signatures(self) -> dict[str, Signature]:
-        answer = _http(f"http://{self.address}/v1/models/{self.model_name}/metadata", self.address,
+        answer = _http(rest_model_url(self.address, self.model_name, self.version) + "/metadata", self.address,
                        timeout=self.timeout)
         definitions = answer.get("metadata", {}).get("signature_def", {}).get("signature_def", {})
         return {name: Signature(name, _dtypes(definition.get("inputs", {})), _shapes(definition.get("outputs", {})),
-                                self._caller(name, sorted(definition.get("outputs", {}))))
-                for name, definition in definitions.items()}
+                                self._caller(name, _dtypes(definition.get("outputs", {}))))
+                for name, definition in definitions.items() if name != INIT_OP_SIGNATURE}
 
-    def _caller(self, name: str, outputs: list[str]) -> Callable[[StringColumns], dict[str, np.ndarray]]:
+    def _caller(self, name: str, outputs: dict[str, str]) -> Callable[[StringColumns], dict[str, np.ndarray]]:
         def call(columns: StringColumns) -> dict[str, np.ndarray]:
             body = (rest_instances_body if self.body_format == "instances" else rest_columnar_body)(columns, name)
-            answer = post_rest(body, self.model_name, self.address, self.timeout)
+            answer = post_rest(body, self.model_name, self.address, self.timeout, self.version)
             return _rest_outputs(answer, outputs)
         return call
 
 
-def _rest_outputs(answer: dict, outputs: list[str]) -> dict[str, np.ndarray]:
+def _rest_outputs(answer: dict, outputs: dict[str, str]) -> dict[str, np.ndarray]:
     """TF Serving's answer (`predictions`: a row per example, or `outputs`: a column per output; a lone
-    output is given bare) as `{output name: numpy array}`."""
+    output is given bare) as `{output name: numpy array}` of the `outputs` dtypes."""
+    names = sorted(outputs)
     if "outputs" in answer:
         columns = answer["outputs"]
-        columns = columns if isinstance(columns, dict) and set(columns) == set(outputs) else {outputs[0]: columns}
+        columns = columns if isinstance(columns, dict) and set(columns) == set(names) else {names[0]: columns}
     else:
         rows = answer.get("predictions", [])
-        named = rows and isinstance(rows[0], dict) and set(rows[0]) == set(outputs)
-        columns = {name: [row[name] for row in rows] for name in outputs} if named else {outputs[0]: rows}
-    return {name: _output_array(values) for name, values in columns.items()}
+        named = rows and isinstance(rows[0], dict) and set(rows[0]) == set(names)
+        columns = {name: [row[name] for row in rows] for name in names} if named else {names[0]: rows}
+    return {name: _output_array(values, outputs.get(name)) for name, values in columns.items()}
 
 
 def _dtypes(tensors: dict) -> dict[str, str]:
@@ -264,9 +333,14 @@ class GrpcServer:
     """A model on TF Serving's gRPC port (needs `tensorflow-serving-api`): signatures from
     `GetModelMetadata`, calls as `PredictRequest`s."""
 
-    def __init__(self, model_name: str, address: str = "localhost:8500", timeout: float = 30.0):
-        self.model_name, self.timeout = model_name, timeout
+    def __init__(self, model_name: str, address: str = "localhost:8500", timeout: float = 30.0,
+                 version: int | None = None):
+        self.model_name, self.timeout, self.version = model_name, timeout, version
         self.address = address.removeprefix("grpc://").rstrip("/")
+
+    @property
+    def label(self) -> str:
+        return f"{self.model_name} at {self.address}"
 
     def signatures(self) -> dict[str, Signature]:
         from google.protobuf.json_format import MessageToDict
@@ -274,6 +348,8 @@ class GrpcServer:
 
         request = get_model_metadata_pb2.GetModelMetadataRequest()
         request.model_spec.name = self.model_name
+        if self.version is not None:
+            request.model_spec.version.value = self.version
         request.metadata_field.append("signature_def")
         response = call_grpc(request, self.address, self.timeout, "GetModelMetadata")
         definitions = get_model_metadata_pb2.SignatureDefMap()
@@ -283,13 +359,13 @@ class GrpcServer:
                                 _shapes({key: {"tensor_shape": value.get("tensorShape", {})}
                                          for key, value in definition.get("outputs", {}).items()}),
                                 self._caller(name))
-                for name, definition in definitions.items()}
+                for name, definition in definitions.items() if name != INIT_OP_SIGNATURE}
 
     def _caller(self, name: str) -> Callable[[StringColumns], dict[str, np.ndarray]]:
         import tensorflow as tf
 
         def call(columns: StringColumns) -> dict[str, np.ndarray]:
-            request = grpc_predict_request(columns, self.model_name, name)
+            request = grpc_predict_request(columns, self.model_name, name, self.version)
             response = call_grpc(request, self.address, self.timeout)
             return {key: tf.make_ndarray(proto) for key, proto in response.outputs.items()}
         return call

@@ -9,6 +9,7 @@ from keras import ops
 
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.encoder import Encoder
+from tfbert.models.family import FamilyPretrainingModel
 from tfbert.models.heads import MaskedLMHead, SentencePairHead
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 
@@ -18,7 +19,7 @@ PAIR_HEAD_DROPOUT = {"nsp": False, "sop": True}
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class PretrainingModel(WeightedObjectives, keras.Model):
+class PretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Model):
     """BERT (MLM + NSP), ALBERT (MLM + SOP) or RoBERTa (MLM) on one shared encoder.
 
     `objectives` defaults to the architecture's (`tfbert.architectures`); MLM alone
@@ -41,17 +42,14 @@ class PretrainingModel(WeightedObjectives, keras.Model):
     """
 
     config_arguments = ("objectives",)
+    objective_sets = (("mlm",), ("mlm", "nsp"), ("mlm", "sop"))
 
     def __init__(self, config: ModelConfig | Mapping[str, Any], objectives: Iterable[str] | None = None, **kwargs):
         config = as_model_config(config)
         spec = config.spec
-        spec.check_model_class(type(self).__name__)
-        objectives = spec.check_objectives(objectives)
-        pairs = [objective for objective in objectives if objective != "mlm"]
-        if "mlm" not in objectives or len(pairs) > 1 or not set(pairs) <= set(PAIR_HEAD_DROPOUT):
-            raise ValueError(f"{type(self).__name__} trains mlm and at most one of {', '.join(PAIR_HEAD_DROPOUT)}; "
-                             f"got {', '.join(objectives)}")
-        pair_objective = pairs[0] if pairs else None
+        objectives = spec.default_objectives if objectives is None else tuple(objectives)
+        self.check_family(spec, objectives)
+        pair_objective = next((objective for objective in objectives if objective != "mlm"), None)
         policy = kwargs.pop("dtype", None)
         encoder_config = config.encoder
         encoder = Encoder(encoder_config, dtype=policy, name="encoder", architecture=config.architecture)

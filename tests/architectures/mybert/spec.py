@@ -14,7 +14,6 @@ SPEC = ArchitectureSpec(
     default_objectives=("mlm",),
     examples=ExampleRecipe("full_sentences"),
     pretraining_model=MLM_PRETRAINING_MODEL,
-    pretraining_models=("PretrainingModel",),
     optimizer="bert",
     export_tasks=("fill_mask",),
     formats={"huggingface": formats.HUGGINGFACE},

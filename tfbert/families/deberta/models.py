@@ -61,6 +61,8 @@ class DebertaRTDModel(ElectraPretrainingModel):
         >>> model.save_encoder("deberta/")   # deberta/encoder.keras, for fine-tuning and export  # doctest: +SKIP
     """
 
+    generator_embeddings = "disentangled"
+
     @staticmethod
     def build_encoders(config: ModelConfig, policy) -> tuple[Encoder, Encoder]:
         generator = Encoder(config.generator, dtype=policy, name="generator")

@@ -39,12 +39,12 @@ SPEC = ArchitectureSpec(
     encoder_defaults=DEBERTA_DEFAULTS,
     validate=validate_deberta,
     generator=True,
+    generator_embeddings="disentangled",
     objectives=("mlm", "rtd"),
     default_objectives=("mlm", "rtd"),
     # As ELECTRA: consecutive segments, token masking (15%).
     examples=ExampleRecipe("electra_segments"),
     pretraining_model="tfbert.families.deberta.models:build_deberta_pretraining_model",
-    pretraining_models=("PretrainingModel", "DebertaRTDModel"),
     optimizer="electra",
     export_tasks=("fill_mask",),
     formats={"huggingface": formats.HUGGINGFACE},

@@ -19,6 +19,7 @@ from keras import ops
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
 from tfbert.models.encoder import Encoder
+from tfbert.models.family import FamilyPretrainingModel
 from tfbert.models.heads import MaskedLMHead
 from tfbert.models.initializers import truncated_normal
 from tfbert.models.objectives import RatioMetric, Terms, WeightedObjectives, global_sum, sparse_cross_entropy
@@ -131,7 +132,7 @@ class ReplacedTokenHead(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class ElectraPretrainingModel(WeightedObjectives, keras.Model):
+class ElectraPretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Model):
     """ELECTRA's generator and discriminator, trained together by `model.fit`.
 
     Inputs: the encoder's inputs (`token_ids` already masked, `segment_ids`,
@@ -155,6 +156,8 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
     """
 
     config_arguments = ("rtd_weight", "seed")
+    objective_sets = (("mlm", "rtd"),)
+    generator_embeddings = "shared"
 
     def __init__(
         self,
@@ -164,7 +167,7 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         **kwargs,
     ):
         config = as_model_config(config)
-        config.spec.check_model_class(type(self).__name__)
+        self.check_family(config.spec, ("mlm", "rtd"))
         if config.generator is None:
             raise ValueError(
                 "ElectraPretrainingModel needs config.generator; tfbert.config.scaled_generator(config.encoder, 0.25) "

@@ -5,8 +5,8 @@ embedding layer (`tfbert.families.electra.models`). Hugging Face stores them as 
 (`HuggingFaceFormat.pretraining_checkpoints`), loaded together by `tfbert.convert.load_electra`.
 
 Example:
-    >>> SPEC.generator, SPEC.pretraining_models
-    (True, ('ElectraPretrainingModel',))
+    >>> SPEC.generator, SPEC.generator_embeddings
+    (True, 'shared')
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ SPEC = ArchitectureSpec(
     # Consecutive segments (90% split in two at a sentence boundary), token masking.
     examples=ExampleRecipe("electra_segments"),
     pretraining_model="tfbert.families.electra.models:build_electra_pretraining_model",
-    pretraining_models=("ElectraPretrainingModel",),
     optimizer="electra",
     formats={"huggingface": formats.HUGGINGFACE, "tf1": formats.TF1, "keras_hub": formats.KERAS_HUB},
 )

@@ -22,6 +22,7 @@ from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
+from tfbert.models.family import FamilyPretrainingModel
 from tfbert.models.heads import MaskedLMHead, TiedDecoder
 from tfbert.models.initializers import truncated_normal
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
@@ -97,7 +98,7 @@ class SpanBoundaryHead(TiedDecoder):
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
+class SpanBertPretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Model):
     """SpanBERT pretraining: MLM + SBO on one encoder, trained by `model.fit`.
 
     Inputs: the encoder's inputs (one segment: `segment_ids` all 0),
@@ -115,11 +116,12 @@ class SpanBertPretrainingModel(WeightedObjectives, keras.Model):
     """
 
     config_arguments = ("span_positions",)
+    objective_sets = (("mlm", "sbo"),)
 
     def __init__(self, config: ModelConfig | Mapping[str, Any], span_positions: int = SPAN_POSITIONS, **kwargs):
         config = as_model_config(config)
         spec = config.spec
-        spec.check_model_class(type(self).__name__)
+        self.check_family(spec, ("mlm", "sbo"))
         policy = kwargs.pop("dtype", None)
         encoder_config = config.encoder
         encoder = Encoder(encoder_config, dtype=policy, name="encoder", architecture=config.architecture)

@@ -25,6 +25,5 @@ SPEC = ArchitectureSpec(
     default_objectives=("mlm", "sbo"),
     examples=ExampleRecipe("full_sentences", masking_unit="span", extra_inputs=SPAN_INPUTS),
     pretraining_model="tfbert.families.spanbert.models:build_spanbert_pretraining_model",
-    pretraining_models=("SpanBertPretrainingModel",),
     formats={"huggingface": formats.HUGGINGFACE},
 )

@@ -22,6 +22,7 @@ from keras import ops
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.heads import TiedDecoder
 from tfbert.models.encoder import Encoder
+from tfbert.models.family import FamilyPretrainingModel
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 from tfbert.models.positions import gather_positions
 
@@ -74,7 +75,7 @@ class TiedLanguageModelHead(TiedDecoder):
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class XLMPretrainingModel(WeightedObjectives, keras.Model):
+class XLMPretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Model):
     """XLM pretraining with the CLM objective or the MLM/TLM objective, trained by `model.fit`.
 
     `objective="mlm"` (MLM and TLM batches alike): inputs are the encoder's
@@ -94,12 +95,14 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
     """
 
     config_arguments = ("objective",)
+    objective_sets = (("mlm",), ("clm",))
+    lm_head = "tied"
 
     def __init__(self, config: ModelConfig | Mapping[str, Any], objective: str = "mlm", **kwargs):
         config = as_model_config(config)
-        config.spec.check_model_class(type(self).__name__)
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown XLM objective {objective!r}; allowed: {', '.join(OBJECTIVES)} (TLM batches use 'mlm')")
+        self.check_family(config.spec, (objective,))
         if config.encoder.embedding_size != config.encoder.hidden_size:
             raise ValueError(
                 f"XLM's tied head needs embedding_size == hidden_size; got {config.encoder.embedding_size} "

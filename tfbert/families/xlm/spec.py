@@ -20,11 +20,11 @@ SPEC = ArchitectureSpec(
     tokenizer="sentencepiece",
     packing_style="roberta",
     encoder_defaults={"type_vocab_size": 0, "pad_id": 2, "pooler": False},
+    lm_head="tied",
     objectives=("mlm", "clm"),
     default_objectives=("mlm",),
     objective_sets={"mlm": ("mlm",), "tlm": ("mlm",), "clm": ("clm",)},
     examples=ExampleRecipe("xlm", source="multilingual"),
     pretraining_model="tfbert.families.xlm.models:build_xlm_pretraining_model",
-    pretraining_models=("XLMPretrainingModel",),
     formats={"huggingface": formats.HUGGINGFACE},
 )

@@ -1,9 +1,11 @@
 """Every `>>>` example in tfbert's docstrings runs and prints what it shows, module by module.
 
-Each module's examples run in a temporary working folder that holds the real test assets under the names the
-examples use (`EXAMPLE_FILES`: `vocab.txt`, a SentencePiece model, GPT-2's BPE, the `all-MiniLM-L6-v2/` folder), linked from
-the asset cache. Examples that need what a test machine lacks (a server, a checkpoint folder, the network, minutes
-of training) carry `# doctest: +SKIP`; everything else runs here.
+Each module's examples run in a temporary working folder that holds, under the names the examples use, the real
+test assets (`EXAMPLE_FILES`: `vocab.txt`, a SentencePiece model, GPT-2's BPE, the `all-MiniLM-L6-v2/` folder, a
+corpus) and what tfbert's commands make of them (`EXAMPLE_RUNS`: a two-step `bert_tiny` pretraining run, a
+classifier fine-tuned from it, and their SavedModels), built once per test session on tiny settings (sequence
+length 16) and linked into each folder. Examples that need what a test machine lacks (a server, a GPU, the network,
+minutes of training, a full-size checkpoint) carry `# doctest: +SKIP`; everything else runs here.
 """
 
 import doctest
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from assets import asset
+from built_once import built_once
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tfbert"
 # tests/test_public_api.py runs these two with the public API's other checks.
@@ -22,7 +25,55 @@ EXAMPLE_FILES = {
     "botchan_en_unigram_1000.model": "spm/botchan_en_unigram_1000.model",
     "all-MiniLM-L6-v2": "minilm",      # a Hugging Face folder: config.json, model.safetensors, tokenizer files
     "gpt2.tiktoken": "bpe/gpt2.tiktoken",
+    "botchan.txt": "text/botchan.txt",  # an English novel, a sentence or two per line
 }
+# The commands that make `EXAMPLE_RUNS`, in order, run in one folder; `train.tsv` is written first.
+RUN_COMMANDS = (
+    ["pretrain", "--config", "bert_tiny", "--tokenizer", "vocab/", "--data", "botchan.txt", "--model-dir",
+     "runs/bert", "--steps", "2", "--batch-size", "2", "--sequence-length", "16", "--max-predictions", "2"],
+    ["finetune", "--pretrained", "runs/bert", "--model-dir", "runs/sst2", "--train", "train.tsv", "--eval",
+     "train.tsv", "--label-names", "negative", "positive", "--epochs", "1", "--batch-size", "2", "--max-length",
+     "16", "--precision", "fp32"],
+    ["export", "runs/sst2", "--name", "sst2"],
+    ["export", "runs/bert", "--name", "fill_mask"],
+)
+CORPUS_LINES = 200  # corpus.txt: the first lines of botchan.txt, for examples that train on a corpus
+SST2_LINES = ("a gripping film\t1", "dull and slow\t0", "a joy to watch\t1", "a waste of time\t0")
+# Names the examples use -> what `RUN_COMMANDS` made (or the linked assets), linked into each working folder.
+EXAMPLE_RUNS = {
+    "runs/bert": "runs/bert",          # `tfbert pretrain`: checkpoints, encoder/, tokenizer/, config.yaml
+    "runs/sst2": "runs/sst2",          # `tfbert finetune`: best.keras, tokenizer/, task.json (negative, positive)
+    "saved_models/sst2": "saved_models/sst2",            # `tfbert export runs/sst2`: version 1
+    "saved_models/fill_mask": "saved_models/fill_mask",  # `tfbert export runs/bert`: version 1
+    "vocab": "runs/bert/tokenizer",    # a tokenizer folder (vocab.txt)
+    "train.tsv": "train.tsv",          # sentence<TAB>label with a header, four lines
+    "corpus.txt": "corpus.txt",        # the first 200 lines of botchan.txt
+}
+
+
+def build_example_runs(folder: Path) -> str:
+    """Runs `RUN_COMMANDS` in `folder` (in this process, as `tfbert ...` would); returns the folder."""
+    import keras
+
+    from tfbert.cli import main
+
+    (folder / "vocab").mkdir()
+    (folder / "vocab" / "vocab.txt").symlink_to(asset("minilm/vocab.txt"))
+    (folder / "botchan.txt").symlink_to(asset("text/botchan.txt"))
+    lines = Path(asset("text/botchan.txt")).read_text(encoding="utf-8").splitlines()
+    (folder / "corpus.txt").write_text("\n".join(lines[:CORPUS_LINES]) + "\n", encoding="utf-8")
+    (folder / "train.tsv").write_text("sentence\tlabel\n" + "\n".join(SST2_LINES) + "\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        for command in RUN_COMMANDS:
+            assert main(command) == 0, command
+    keras.mixed_precision.set_global_policy("float32")
+    return str(folder)
+
+
+@pytest.fixture(scope="session")
+def example_runs(tmp_path_factory) -> Path:
+    return Path(built_once(tmp_path_factory, "docstring-runs", build_example_runs))
 
 
 def module_names() -> list[str]:
@@ -36,9 +87,12 @@ def module_names() -> list[str]:
 
 
 @pytest.mark.parametrize("name", module_names())
-def test_docstring_examples_run(name, tmp_path, monkeypatch):
+def test_docstring_examples_run(name, tmp_path, monkeypatch, example_runs):
     for file_name, source in EXAMPLE_FILES.items():
         (tmp_path / file_name).symlink_to(asset(source))
+    for file_name, source in EXAMPLE_RUNS.items():
+        (tmp_path / file_name).parent.mkdir(exist_ok=True)
+        (tmp_path / file_name).symlink_to(example_runs / source)
     monkeypatch.chdir(tmp_path)  # examples that write files (tfbert.corpus's split) write them here
     module = importlib.import_module(name)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -30,10 +30,10 @@ EXAMPLE_FILES = {
 # The commands that make `EXAMPLE_RUNS`, in order, run in one folder; `train.tsv` is written first.
 RUN_COMMANDS = (
     ["pretrain", "--config", "bert_tiny", "--tokenizer", "vocab/", "--data", "botchan.txt", "--model-dir",
-     "runs/bert", "--steps", "2", "--batch-size", "2", "--sequence-length", "16", "--max-predictions", "2"],
+     "runs/bert", "--steps", "2", "--batch-size", "2", "--sequence-length", "16", "--max-predictions", "2", "--seed", "0"],
     ["finetune", "--pretrained", "runs/bert", "--model-dir", "runs/sst2", "--train", "train.tsv", "--eval",
      "train.tsv", "--label-names", "negative", "positive", "--epochs", "1", "--batch-size", "2", "--max-length",
-     "16", "--precision", "fp32"],
+     "16", "--precision", "fp32", "--seed", "0"],
     ["export", "runs/sst2", "--name", "sst2"],
     ["export", "runs/bert", "--name", "fill_mask"],
 )

@@ -24,7 +24,9 @@ class Pooling(keras.layers.Layer):
     on the right).
 
     Example:
-        >>> Pooling("mean")(sequence_output, padding_mask)   # [batch, hidden], float32  # doctest: +SKIP
+        >>> sequence_output, padding_mask = keras.random.normal((2, 16, 128)), ops.ones((2, 16), "int32")
+        >>> tuple(Pooling("mean")(sequence_output, padding_mask).shape)   # [batch, hidden], float32
+        (2, 128)
     """
 
     def __init__(self, mode: str = "mean", **kwargs):

@@ -26,6 +26,7 @@ EXAMPLE_FILES = {
     "all-MiniLM-L6-v2": "minilm",      # a Hugging Face folder: config.json, model.safetensors, tokenizer files
     "gpt2.tiktoken": "bpe/gpt2.tiktoken",
     "botchan.txt": "text/botchan.txt",  # an English novel, a sentence or two per line
+    "ztext": "sword/modules/texts/ztext",  # SWORD Bible modules: engKJV2006eb, spaRV1909eb, engWEB2015eb
 }
 # The commands that make `EXAMPLE_RUNS`, in order, run in one folder; `train.tsv` is written first.
 RUN_COMMANDS = (
@@ -37,6 +38,7 @@ RUN_COMMANDS = (
     ["export", "runs/sst2", "--name", "sst2"],
     ["export", "runs/bert", "--name", "fill_mask"],
 )
+PARALLEL_VERSES = 64  # kjv.en / rv.es / kjv-rv.tsv: the first verses of Genesis in English and Spanish
 CORPUS_LINES = 200  # corpus.txt: the first lines of botchan.txt, for examples that train on a corpus
 SST2_LINES = ("a gripping film\t1", "dull and slow\t0", "a joy to watch\t1", "a waste of time\t0")
 # Names the examples use -> what `RUN_COMMANDS` made (or the linked assets), linked into each working folder.
@@ -48,6 +50,10 @@ EXAMPLE_RUNS = {
     "vocab": "runs/bert/tokenizer",    # a tokenizer folder (vocab.txt)
     "train.tsv": "train.tsv",          # sentence<TAB>label with a header, four lines
     "corpus.txt": "corpus.txt",        # the first 200 lines of botchan.txt
+    "kjv.en": "kjv.en",                # a verse a line, aligned with rv.es
+    "rv.es": "rv.es",
+    "kjv-rv.tsv": "kjv-rv.tsv",        # the same verses as English<TAB>Spanish
+    "latin1.txt": "latin1.txt",        # three lines, the third with a Latin-1 byte
 }
 
 
@@ -62,6 +68,8 @@ def build_example_runs(folder: Path) -> str:
     (folder / "botchan.txt").symlink_to(asset("text/botchan.txt"))
     lines = Path(asset("text/botchan.txt")).read_text(encoding="utf-8").splitlines()
     (folder / "corpus.txt").write_text("\n".join(lines[:CORPUS_LINES]) + "\n", encoding="utf-8")
+    write_parallel_files(folder)
+    (folder / "latin1.txt").write_bytes(b"a first line\nthe second\ncaf\xe9 au lait\n")
     (folder / "train.tsv").write_text("sentence\tlabel\n" + "\n".join(SST2_LINES) + "\n", encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
@@ -69,6 +77,17 @@ def build_example_runs(folder: Path) -> str:
             assert main(command) == 0, command
     keras.mixed_precision.set_global_policy("float32")
     return str(folder)
+
+
+def write_parallel_files(folder: Path) -> None:
+    from itertools import islice
+
+    from tfbert.data.sword import ZTextModule, aligned_verses, write_parallel
+
+    modules = [ZTextModule(asset(f"sword/modules/texts/ztext/{name}")) for name in ("engKJV2006eb", "spaRV1909eb")]
+    write_parallel(islice(aligned_verses(*modules), PARALLEL_VERSES), folder / "kjv.en", folder / "rv.es")
+    english, spanish = ((folder / name).read_text(encoding="utf-8").splitlines() for name in ("kjv.en", "rv.es"))
+    (folder / "kjv-rv.tsv").write_text("".join(f"{en}\t{es}\n" for en, es in zip(english, spanish)), encoding="utf-8")
 
 
 @pytest.fixture(scope="session")

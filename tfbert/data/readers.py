@@ -148,7 +148,9 @@ def utf8_replaced_documents(patterns: Sequence[str]) -> tf.data.Dataset:
     """`text_line_documents` of the files (or glob patterns), every byte sequence that is not UTF-8 replaced
     by U+FFFD (`--encoding-errors replace`).
 
-    >>> documents = utf8_replaced_documents(["latin1.txt"])  # doctest: +SKIP
+    >>> documents = utf8_replaced_documents(["latin1.txt"])
+    >>> next(iter(documents)).numpy()[-1].decode()
+    'caf\ufffd au lait'
     """
     files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
     return text_line_documents(files).map(lambda document: tf.strings.unicode_transcode(

@@ -40,6 +40,21 @@ RUN_COMMANDS = (
 )
 PARALLEL_VERSES = 64  # kjv.en / rv.es / kjv-rv.tsv: the first verses of Genesis in English and Spanish
 CORPUS_LINES = 200  # corpus.txt: the first lines of botchan.txt, for examples that train on a corpus
+# (score 0-5, sentence1, sentence2): written as KorSTS and silver files
+STS_ROWS = (
+    (4.8, "한 남자가 기타를 치고 있다.", "남자가 기타를 연주하고 있다."),
+    (3.8, "한 여자가 요리를 하고 있다.", "여자가 음식을 만들고 있다."),
+    (0.0, "고양이가 잠을 자고 있다.", "차가 도로를 달리고 있다."),
+    (2.5, "아이들이 공원에서 놀고 있다.", "아이들이 밖에 있다."),
+    (0.3, "비가 내리고 있다.", "한 남자가 피아노를 친다."),
+    (4.0, "개가 공을 쫓고 있다.", "강아지가 공을 따라 달린다."),
+)
+NLI_ROWS = (
+    ("한 남자가 기타를 치고 있다.", "남자가 음악을 연주한다.", "entailment"),
+    ("한 남자가 기타를 치고 있다.", "남자가 잠을 자고 있다.", "contradiction"),
+    ("한 여자가 요리를 하고 있다.", "여자가 저녁을 만든다.", "neutral"),
+    ("아이들이 공원에서 놀고 있다.", "아이들이 밖에 있다.", "entailment"),
+)
 SST2_LINES = ("a gripping film\t1", "dull and slow\t0", "a joy to watch\t1", "a waste of time\t0")
 # Names the examples use -> what `RUN_COMMANDS` made (or the linked assets), linked into each working folder.
 EXAMPLE_RUNS = {
@@ -54,6 +69,11 @@ EXAMPLE_RUNS = {
     "rv.es": "rv.es",
     "kjv-rv.tsv": "kjv-rv.tsv",        # the same verses as English<TAB>Spanish
     "latin1.txt": "latin1.txt",        # three lines, the third with a Latin-1 byte
+    "KorSTS": "KorSTS",                # sts-train.tsv, sts-dev.tsv: `STS_ROWS` in KorSTS' format
+    "KorNLI": "KorNLI",                # snli_1.0_train.ko.tsv: `NLI_ROWS` in KorNLI's format
+    "klue-sts-v1.1_dev.json": "klue-sts-v1.1_dev.json",  # `STS_ROWS` in KLUE's format
+    "klue-nli-v1.1_dev.json": "klue-nli-v1.1_dev.json",  # `NLI_ROWS` in KLUE's format
+    "silver.tsv": "silver.tsv",        # `STS_ROWS` as sentence1<TAB>sentence2<TAB>score, no header
 }
 
 
@@ -69,6 +89,7 @@ def build_example_runs(folder: Path) -> str:
     lines = Path(asset("text/botchan.txt")).read_text(encoding="utf-8").splitlines()
     (folder / "corpus.txt").write_text("\n".join(lines[:CORPUS_LINES]) + "\n", encoding="utf-8")
     write_parallel_files(folder)
+    write_pair_files(folder)
     (folder / "latin1.txt").write_bytes(b"a first line\nthe second\ncaf\xe9 au lait\n")
     (folder / "train.tsv").write_text("sentence\tlabel\n" + "\n".join(SST2_LINES) + "\n", encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
@@ -77,6 +98,30 @@ def build_example_runs(folder: Path) -> str:
             assert main(command) == 0, command
     keras.mixed_precision.set_global_policy("float32")
     return str(folder)
+
+
+def write_pair_files(folder: Path) -> None:
+    import json
+
+    def write(name: str, lines) -> None:
+        (folder / name).parent.mkdir(exist_ok=True)
+        (folder / name).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+
+    korsts = ["genre\tfilename\tyear\tid\tscore\tsentence1\tsentence2"] + [
+        f"main-captions\tMSRvid\t2012test\t{index:04d}\t{score}\t{first}\t{second}"
+        for index, (score, first, second) in enumerate(STS_ROWS)]
+    write("KorSTS/sts-train.tsv", korsts)
+    write("KorSTS/sts-dev.tsv", korsts)
+    write("KorNLI/snli_1.0_train.ko.tsv",
+          ["sentence1\tsentence2\tgold_label"] + ["\t".join(row) for row in NLI_ROWS])
+    write("silver.tsv", [f"{first}\t{second}\t{score}" for score, first, second in STS_ROWS])
+    write("klue-sts-v1.1_dev.json", [json.dumps([
+        {"guid": f"klue-sts-v1_dev_{index:05d}", "sentence1": first, "sentence2": second,
+         "labels": {"label": score, "real-label": score, "binary-label": int(score >= 3)}}
+        for index, (score, first, second) in enumerate(STS_ROWS)], ensure_ascii=False)])
+    write("klue-nli-v1.1_dev.json", [json.dumps([
+        {"guid": f"klue-nli-v1_dev_{index:05d}", "premise": premise, "hypothesis": hypothesis,
+         "gold_label": label} for index, (premise, hypothesis, label) in enumerate(NLI_ROWS)], ensure_ascii=False)])
 
 
 def write_parallel_files(folder: Path) -> None:

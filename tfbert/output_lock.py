@@ -9,8 +9,9 @@ Written by hand (a few lines) because `filelock` and `fcntl` alone say nothing a
 lock. The kernel drops a `flock` when its process dies, so a killed writer leaves no stale lock to
 take over: the file it leaves is reused.
 
+    >>> import os
     >>> with OutputLock("runs/a", flag="--model-dir"):
-    ...     Path("runs/a").mkdir()   # a second `tfbert finetune --model-dir runs/a` is refused meanwhile
+    ...     os.mkdir("runs/a")   # a second `tfbert finetune --model-dir runs/a` is refused meanwhile
 """
 
 from __future__ import annotations

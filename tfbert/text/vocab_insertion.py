@@ -69,8 +69,8 @@ def insert_words(tokenizer: Tokenizer, words: Sequence[str]) -> Insertion:
     Example:
         >>> from tfbert.text import load_tokenizer
         >>> insertion = insert_words(load_tokenizer("vocab/"), ["코로나19", "mRNA"])
-        >>> insertion.added, insertion.tokenizer.vocabulary_size()
-        (['코로나19'], 30523)
+        >>> len(insertion.added), insertion.tokenizer.vocabulary_size()   # one of the two words is new
+        (1, 30523)
         >>> insertion.tokenizer.save_assets("vocab_domain/")
     """
     inserters = {WordPieceTokenizer: _insert_wordpiece, SentencePieceTokenizer: _insert_sentencepiece,

@@ -15,12 +15,11 @@ per language, language ids in the order given; see `xlm_examples`).
 
 Example:
     >>> from tfbert.training.pretraining import pretrain
-    >>> model = pretrain("bert_tiny", tokenizer="vocab/", data=["corpus.txt"], model_dir="runs/tiny",
-    ...                  steps=2, batch_size=2, sequence_length=16, max_predictions=2)
-    step 2/2  loss ...
-    >>> model
-    <PretrainingModel name=pretraining_model, built=True>
-    >>> Path("runs/tiny/encoder/encoder.keras").is_file()    # with checkpoints, config.yaml, tokenizer/
+    >>> model = pretrain("bert_tiny", tokenizer="vocab/", data=["botchan.txt"], model_dir="runs/bert",
+    ...                  steps=2, batch_size=2, sequence_length=16, max_predictions=2, seed=0)
+    >>> type(model).__name__           # runs/bert holds this run already: the call resumes at step 2 of 2
+    'PretrainingModel'
+    >>> Path("runs/bert/encoder/encoder.keras").is_file()    # with checkpoints, config.yaml, tokenizer/
     True
 """
 

@@ -10,6 +10,7 @@ minutes of training, a full-size checkpoint) carry `# doctest: +SKIP`; everythin
 
 import doctest
 import importlib
+import shutil
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,8 @@ EXAMPLE_RUNS = {
     "klue-sts-v1.1_dev.json": "klue-sts-v1.1_dev.json",  # `STS_ROWS` in KLUE's format
     "klue-nli-v1.1_dev.json": "klue-nli-v1.1_dev.json",  # `NLI_ROWS` in KLUE's format
     "silver.tsv": "silver.tsv",        # `STS_ROWS` as sentence1<TAB>sentence2<TAB>score, no header
+    "dev.jsonl": "dev.jsonl",          # one SQuAD question in the TFDS schema
+    "corpus-0.tfrecord": "corpus-0.tfrecord",  # corpus.txt's lines as one raw document string
 }
 
 
@@ -90,6 +93,7 @@ def build_example_runs(folder: Path) -> str:
     (folder / "corpus.txt").write_text("\n".join(lines[:CORPUS_LINES]) + "\n", encoding="utf-8")
     write_parallel_files(folder)
     write_pair_files(folder)
+    write_question_and_records(folder)
     (folder / "latin1.txt").write_bytes(b"a first line\nthe second\ncaf\xe9 au lait\n")
     (folder / "train.tsv").write_text("sentence\tlabel\n" + "\n".join(SST2_LINES) + "\n", encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
@@ -124,6 +128,19 @@ def write_pair_files(folder: Path) -> None:
          "gold_label": label} for index, (premise, hypothesis, label) in enumerate(NLI_ROWS)], ensure_ascii=False)])
 
 
+def write_question_and_records(folder: Path) -> None:
+    import json
+
+    import tensorflow as tf
+
+    context = "Botchan was written by Natsume Soseki in 1906."
+    question = {"id": "q1", "question": "Who wrote Botchan?", "context": context,
+                "answers": {"text": ["Natsume Soseki"], "answer_start": [context.index("Natsume")]}}
+    (folder / "dev.jsonl").write_text(json.dumps(question) + "\n", encoding="utf-8")
+    with tf.io.TFRecordWriter(str(folder / "corpus-0.tfrecord")) as writer:
+        writer.write((folder / "corpus.txt").read_bytes())
+
+
 def write_parallel_files(folder: Path) -> None:
     from itertools import islice
 
@@ -154,9 +171,12 @@ def module_names() -> list[str]:
 def test_docstring_examples_run(name, tmp_path, monkeypatch, example_runs):
     for file_name, source in EXAMPLE_FILES.items():
         (tmp_path / file_name).symlink_to(asset(source))
-    for file_name, source in EXAMPLE_RUNS.items():
+    for file_name, source in EXAMPLE_RUNS.items():   # files copied (examples may rewrite them), folders linked
         (tmp_path / file_name).parent.mkdir(exist_ok=True)
-        (tmp_path / file_name).symlink_to(example_runs / source)
+        if (example_runs / source).is_file():
+            shutil.copyfile(example_runs / source, tmp_path / file_name)
+        else:
+            (tmp_path / file_name).symlink_to(example_runs / source)
     monkeypatch.chdir(tmp_path)  # examples that write files (tfbert.corpus's split) write them here
     module = importlib.import_module(name)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -91,7 +91,9 @@ def tfrecord_documents(
     """Documents from TFRecord files whose records are raw UTF-8 document strings, in windows of at most
     `max_document_sentences` sentences.
 
-    >>> docs = tfrecord_documents("corpus-*.tfrecord", sentence_split="punctuation")  # doctest: +SKIP
+    >>> docs = tfrecord_documents("corpus-*.tfrecord", sentence_split="punctuation")
+    >>> tuple(next(iter(docs)).shape)            # a window of at most 256 sentences
+    (256,)
     """
     records = tf.data.TFRecordDataset(_as_list(files), compression_type=compression_type)
     documents = records.map(lambda record: split_sentences(record, sentence_split))

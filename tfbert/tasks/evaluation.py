@@ -81,7 +81,16 @@ class SidesEmbedder:
     `EmbeddingDistiller`), whose embedder is built once and reused every epoch (one trace).
 
     Example:
-        >>> first, second = SidesEmbedder([first_features, second_features])(siamese_model)  # doctest: +SKIP
+        >>> from tfbert.tasks.features import encode_texts
+        >>> from tfbert.tasks.models.embedding import SentenceEmbedder
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> from tfbert.text import load_tokenizer
+        >>> tokenizer = load_tokenizer("runs/bert/tokenizer")
+        >>> first_features = encode_texts(tokenizer, ["a man plays", "a cat sleeps"], max_length=16)
+        >>> second_features = encode_texts(tokenizer, ["a man is playing", "a dog runs"], max_length=16)
+        >>> first, second = SidesEmbedder([first_features, second_features])(SentenceEmbedder(load_pretrained_encoder("runs/bert")))
+        >>> first.shape, second.shape
+        ((2, 128), (2, 128))
     """
 
     def __init__(self, sides: Sequence[Mapping[str, np.ndarray]], batch_size: int = 64):

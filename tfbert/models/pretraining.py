@@ -35,8 +35,9 @@ class PretrainingModel(WeightedObjectives, keras.Model):
     pair objective's `*_loss` and `*_accuracy`.
 
     Example:
-        >>> model = PretrainingModel(load_config("albert_tiny"))  # doctest: +SKIP
-        >>> model.compile(optimizer="adam")  # doctest: +SKIP
+        >>> from tfbert.config import load_config
+        >>> model = PretrainingModel(load_config("albert_tiny"))
+        >>> model.compile(optimizer="adam")
         >>> model.fit(dataset)   # yields (inputs, labels) dicts  # doctest: +SKIP
     """
 

@@ -179,8 +179,8 @@ def load_text_embedder(source: str | Path, *, pooling: str = "mean", max_length:
     artifact's length, else 128.
 
     Example:
-        >>> load_text_embedder("all-MiniLM-L6-v2/").embed(["hello"]).shape
-        (1, 384)
+        >>> load_text_embedder("runs/bert").embed(["hello"]).shape      # a pretraining run, mean pooling
+        (1, 128)
     """
     path = Path(source)
     if not path.exists():

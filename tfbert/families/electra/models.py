@@ -148,10 +148,12 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
     and `rtd_recall` (of the replaced class).
 
     Example:
-        >>> model = ElectraPretrainingModel(load_config("electra_small"), seed=0)  # doctest: +SKIP
-        >>> model.compile(optimizer="adamw")  # doctest: +SKIP
+        >>> from tfbert.config import load_config
+        >>> model = ElectraPretrainingModel(load_config("electra_small"), seed=0)
+        >>> model.compile(optimizer="adamw")
         >>> model.fit(dataset)                        # (inputs, labels) dicts  # doctest: +SKIP
-        >>> model.save_encoder("discriminator.keras")  # for fine-tuning and export  # doctest: +SKIP
+        >>> model.save_encoder("electra/")        # the discriminator, for fine-tuning and export
+        'electra/encoder.keras'
     """
 
     config_arguments = ("rtd_weight", "seed")

@@ -88,8 +88,9 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
     `lm_logits` `[batch, length, vocab]`; metrics `clm_loss`, `clm_accuracy`.
 
     Example:
-        >>> model = XLMPretrainingModel(load_config("xlm_mlm_enfr_1024"), objective="mlm")  # doctest: +SKIP
-        >>> model.compile(optimizer="adam")  # doctest: +SKIP
+        >>> from tfbert.config import load_config
+        >>> model = XLMPretrainingModel(load_config("xlm_tiny"), objective="mlm")     # or xlm_mlm_enfr_1024
+        >>> model.compile(optimizer="adam")
         >>> model.fit(dataset)  # doctest: +SKIP
     """
 

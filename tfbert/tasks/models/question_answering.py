@@ -26,13 +26,11 @@ class SpanExtractor(TaskModel):
         >>> import numpy as np
         >>> from tfbert.tasks.pretrained import load_pretrained_encoder
         >>> model = SpanExtractor(load_pretrained_encoder("runs/bert"))
-        >>> model.compile(optimizer="adam")
         >>> features = {"token_ids": np.full((2, 16), 7592), "padding_mask": np.ones((2, 16), "int32"),
         ...             "segment_ids": np.zeros((2, 16), "int32")}
-        >>> starts, ends = np.array([3, 5]), np.array([4, 9])
-        >>> history = model.fit(features, {"start_positions": starts, "end_positions": ends}, batch_size=2, verbose=0)
-        >>> sorted(history.history)
-        ['end_accuracy', 'loss', 'start_accuracy']
+        >>> logits = model(features)    # model.fit(features, {"start_positions": ..., "end_positions": ...}) trains it
+        >>> tuple(logits["start_logits"].shape), tuple(logits["end_logits"].shape)
+        ((2, 16), (2, 16))
     """
 
     def __init__(self, encoder: EncoderLike, dtype: str | None = None, **kwargs):

@@ -477,7 +477,7 @@ def open_as(path: str | Path, kind: str) -> Artifact:
     convert KIND`): the format's own reader then says what is missing or wrong.
 
     Example:
-        >>> open_as("uncased_L-12_H-768_A-12/", "tf1").family  # doctest: +SKIP
+        >>> open_as("uncased_L-12_H-768_A-12/", "tf1").family   # a Google release (not in the test assets)  # doctest: +SKIP
         'bert'
     """
     readers = {"huggingface": _huggingface_folder, "tf1": _tf1_release, "keras-hub": _keras_hub_preset}

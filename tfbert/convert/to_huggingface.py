@@ -151,7 +151,7 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
     Raises `ValueError` with one line for a model or a configuration Hugging Face cannot hold.
 
     Example:
-        >>> [checkpoint.config["architectures"] for checkpoint in huggingface_checkpoints(electra, "electra")]  # doctest: +SKIP
+        >>> [checkpoint.config["architectures"] for checkpoint in huggingface_checkpoints(electra, "electra")]   # an ElectraPretrainingModel  # doctest: +SKIP
         [['ElectraForPreTraining'], ['ElectraForMaskedLM']]
     """
     from tfbert.tasks.models.classification import SequenceClassifier, SequenceRegressor

@@ -14,7 +14,7 @@ encoder SavedModel that is callable and reusable (trainable under `hub.KerasLaye
   `default_output`.
 
 Example:
-    >>> preprocess = hub.KerasLayer("saved_models/minilm_preprocess/1")  # doctest: +SKIP
+    >>> preprocess = hub.KerasLayer("saved_models/minilm_preprocess/1")   # from tfbert export --hub-pair; tensorflow_hub  # doctest: +SKIP
     >>> preprocess(tf.constant(["hello"]))["input_word_ids"].shape  # doctest: +SKIP
     TensorShape([1, 128])
 """

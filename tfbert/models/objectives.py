@@ -67,7 +67,7 @@ class WeightedObjectives:
     global batch's values so Keras' mean over replicas is exact.
 
     Example:
-        >>> class MyModel(WeightedObjectives, keras.Model):  # doctest: +SKIP
+        >>> class MyModel(WeightedObjectives, keras.Model):   # a template  # doctest: +SKIP
         ...     def __init__(self, ...):
         ...         super().__init__(inputs=..., outputs=...)
         ...         self.track_objectives(("mlm",))

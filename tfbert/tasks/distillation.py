@@ -149,7 +149,7 @@ def distillation_evaluator(features: dict[str, np.ndarray], teacher: np.ndarray,
     their mean `translation_accuracy`).
 
     Example:
-        >>> evaluate = distillation_evaluator(features, unit_rows(teacher.embed(sources)))  # doctest: +SKIP
+        >>> evaluate = distillation_evaluator(features, unit_rows(teacher.embed(sources)))   # inside distill(), each epoch  # doctest: +SKIP
         >>> sorted(evaluate(model))  # doctest: +SKIP
         ['mse', 'source_to_target_accuracy', 'target_to_source_accuracy', 'translation_accuracy']
     """

@@ -7,8 +7,9 @@ dir: `best.keras` (a `SentenceEmbedder` returning unit-length embeddings), `best
 export`, `tfbert evaluate sts` and `load_text_embedder` read that folder.
 
 Example:
-    >>> train, dev = read_sentence_pairs("KorSTS/sts-train.tsv"), read_sentence_pairs("KorSTS/sts-dev.tsv")  # doctest: +SKIP
-    >>> result = train_sentence_embedder("runs/albert", tokenizer, train, dev, "runs/korsts", loss="cosine")  # doctest: +SKIP
+    >>> from tfbert.tasks.sentence_pairs import read_sentence_pairs
+    >>> train, dev = read_sentence_pairs("KorSTS/sts-train.tsv"), read_sentence_pairs("KorSTS/sts-dev.tsv")
+    >>> result = train_sentence_embedder("runs/albert", tokenizer, train, dev, "runs/korsts", loss="cosine")  # minutes  # doctest: +SKIP
     >>> result.best_scores["spearman_correlation"]  # doctest: +SKIP
     0.78
 """

@@ -142,7 +142,7 @@ def finetune(
             PyTorch's AdamW uses 1e-8, which matters where gradients are tiny, as in distillation).
 
     Example:
-        >>> result = finetune(lambda encoder: SequenceClassifier(encoder, 2), "all-MiniLM-L6-v2/",  # doctest: +SKIP
+        >>> result = finetune(lambda encoder: SequenceClassifier(encoder, 2), "all-MiniLM-L6-v2/",   # minutes  # doctest: +SKIP
         ...                   train_x, train_y, classification_evaluator(dev_x, dev_y),  # doctest: +SKIP
         ...                   monitor="accuracy", model_dir="runs/sst2", settings=TrainingSettings(epochs=3))  # doctest: +SKIP
         >>> result.best_scores  # doctest: +SKIP

@@ -11,7 +11,7 @@ Example:
     >>> len(sentences), len(pairs)
     (12, 22)
     >>> scores = load_cross_encoder("runs/sts-cross").score(*pair_texts(sentences, pairs))  # a cross-encoder fine-tuned for minutes  # doctest: +SKIP
-    >>> write_silver("silver.tsv", sentences, pairs, scores)  # doctest: +SKIP
+    >>> write_silver("silver.tsv", sentences, pairs, scores)   # the scores above  # doctest: +SKIP
 """
 
 from __future__ import annotations

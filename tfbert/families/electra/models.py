@@ -151,7 +151,7 @@ class ElectraPretrainingModel(WeightedObjectives, keras.Model):
         >>> from tfbert.config import load_config
         >>> model = ElectraPretrainingModel(load_config("electra_small"), seed=0)
         >>> model.compile(optimizer="adamw")
-        >>> model.fit(dataset)                        # (inputs, labels) dicts  # doctest: +SKIP
+        >>> model.fit(dataset)   # (inputs, labels) dicts; traces a train step: ~10 s of CPU, tests/conformance trains each family  # doctest: +SKIP
         >>> model.save_encoder("electra/")        # the discriminator, for fine-tuning and export
         'electra/encoder.keras'
     """

@@ -91,7 +91,7 @@ class XLMPretrainingModel(WeightedObjectives, keras.Model):
         >>> from tfbert.config import load_config
         >>> model = XLMPretrainingModel(load_config("xlm_tiny"), objective="mlm")     # or xlm_mlm_enfr_1024
         >>> model.compile(optimizer="adam")
-        >>> model.fit(dataset)  # doctest: +SKIP
+        >>> model.fit(dataset)   # (inputs, labels) dicts; traces a train step: ~10 s of CPU, tests/conformance trains each family  # doctest: +SKIP
     """
 
     config_arguments = ("objective",)

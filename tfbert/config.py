@@ -429,8 +429,10 @@ def load_config(name_or_path: str | Path, vocab_size: int | None = None) -> Mode
     raises `ValueError` naming both.
 
     Example:
-        >>> load_config("my_albert.yaml", vocab_size=tokenizer.vocabulary_size()).encoder.vocab_size  # doctest: +SKIP
-        32000
+        >>> from tfbert.text import load_tokenizer
+        >>> tokenizer = load_tokenizer("vocab/")
+        >>> load_config("runs/bert/config.yaml", vocab_size=tokenizer.vocabulary_size()).encoder.vocab_size
+        30522
     """
     data, source = read_config_mapping(name_or_path)
     try:

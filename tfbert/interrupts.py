@@ -7,8 +7,13 @@ while the first unwinds is only recorded: cleanup is not cut short. The signal i
 `check()` catches one that library code swallowed (an exception raised in a finalizer is printed
 and dropped) before an output is put in place.
 
-    >>> with signals_raise():  # doctest: +SKIP
-    ...     run_command()          # Ctrl-C or `kill PID`: Interrupted, with .exit_status 130 or 143  # doctest: +SKIP
+    >>> from tfbert.cli import main
+    >>> with signals_raise():
+    ...     main(["configs", "--architecture", "xlm"])   # Ctrl-C or `kill PID`: Interrupted, .exit_status 130 or 143
+    config               arch         L     H     E  sharing      parameters
+    xlm_mlm_enfr_1024 ...
+    xlm_tiny             xlm          2   128   128  none          4,302,592
+    0
 """
 
 from __future__ import annotations
@@ -73,8 +78,10 @@ def deferred() -> Iterator[None]:
     For writes that must finish once begun: a checkpoint, the renames that put an output in place.
 
     Example:
-        >>> with deferred():  # doctest: +SKIP
-        ...     manager.save()  # doctest: +SKIP
+        >>> from pathlib import Path
+        >>> with deferred():
+        ...     Path("model.json").write_text("{}")   # a signal meanwhile raises Interrupted after the write
+        2
     """
     _state["deferring"] += 1
     try:

@@ -12,8 +12,9 @@ triple the time of `import tfbert`; the hook here is a meta-path finder that wra
 class is added here.
 
 Example:
-    >>> import tfbert, keras  # doctest: +SKIP
-    >>> model = keras.models.load_model("runs/sst2/best.keras")   # a SequenceClassifier  # doctest: +SKIP
+    >>> import tfbert, keras
+    >>> type(keras.models.load_model("runs/sst2/best.keras")).__name__
+    'SequenceClassifier'
 """
 
 from __future__ import annotations
@@ -79,20 +80,27 @@ def _register(keras_module: Any = None) -> None:
 class _AfterKerasImport:
     """A meta-path finder that finds nothing itself; it wraps the loader of `keras` so that `_register` runs
     once Keras is imported. (Not an `importlib.abc.MetaPathFinder` subclass: importing the ABCs costs more
-    than the rest of `import tfbert`.)"""
+    than the rest of `import tfbert`.) It stays in place until Keras is actually executed: TensorFlow's
+    `__init__` asks `importlib.util.find_spec("keras")` without importing it, and that spec is thrown away."""
 
     def find_spec(self, fullname, path, target=None):
         if fullname != "keras":
             return None
         import importlib.util
 
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
+        position = sys.meta_path.index(self)
+        del sys.meta_path[position]       # the spec Python itself would find, without this finder recursing
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            sys.meta_path.insert(position, self)
         if spec is None or spec.loader is None:
             return spec
         execute = spec.loader.exec_module
 
         def exec_module(module):
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
             execute(module)
             _register()
         spec.loader.exec_module = exec_module

@@ -9,8 +9,9 @@ Written by hand (a few lines) because `filelock` and `fcntl` alone say nothing a
 lock. The kernel drops a `flock` when its process dies, so a killed writer leaves no stale lock to
 take over: the file it leaves is reused.
 
-    >>> with OutputLock("runs/a", flag="--model-dir"):  # doctest: +SKIP
-    ...     train()          # a second `tfbert finetune --model-dir runs/a` is refused meanwhile  # doctest: +SKIP
+    >>> import os
+    >>> with OutputLock("runs/a", flag="--model-dir"):
+    ...     os.mkdir("runs/a")   # a second `tfbert finetune --model-dir runs/a` is refused meanwhile
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ class OutputLock:
     """Context manager: holds the lock of `path` (whose folder must exist), or raises OutputBusy naming the holder.
 
     Example:
-        >>> with OutputLock("vocab/", flag="--output"):  # doctest: +SKIP
-        ...     pass  # doctest: +SKIP
+        >>> with OutputLock("wordpiece/", flag="--output"):
+        ...     pass
     """
 
     def __init__(self, path: str, flag: str = "--output"):

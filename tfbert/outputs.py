@@ -16,10 +16,12 @@ Every writer claims its output before writing anything:
 
 Remote paths (`gs://...`) are written directly: buckets have no rename and no lock.
 
-    >>> with new_output("vocab/", flag="--output", overwrite=False) as staging:  # doctest: +SKIP
-    ...     train_wordpiece(corpus, 8000, staging)      # vocab/ appears complete, or not at all  # doctest: +SKIP
-    >>> with run_folder("runs/a", "pretrain", flag="--model-dir") as model_dir:  # doctest: +SKIP
-    ...     pretrain(..., model_dir=model_dir)  # doctest: +SKIP
+    >>> from tfbert.text.vocab_training import train_sentencepiece
+    >>> with new_output("sentencepiece/", flag="--output", overwrite=False) as staging:
+    ...     tokenizer = train_sentencepiece("corpus.txt", 500, staging)   # appears complete, or not at all
+    >>> with run_folder("runs/bert", "pretrain", flag="--model-dir") as model_dir:   # a pretraining run resumes
+    ...     model_dir
+    'runs/bert'
 """
 
 from __future__ import annotations
@@ -182,8 +184,10 @@ def locked(path: str | Path, flag: str = "--output", lock: bool = True) -> Itera
     removed after where left empty.
 
     Example:
-        >>> with locked("saved_models/sst2", flag="--name"):  # doctest: +SKIP
-        ...     version = next_version("saved_models/sst2")  # doctest: +SKIP
+        >>> from tfbert.artifacts.saved_models import next_version_number
+        >>> with locked("saved_models/sst2", flag="--name"):
+        ...     next_version_number("saved_models/sst2")
+        2
     """
     if is_remote(path):
         yield
@@ -258,8 +262,11 @@ def new_output(path: str | Path, *, flag: str = "--output", overwrite: bool = Fa
     that covers `path` (export locks the model's folder to pick the version).
 
     Example:
-        >>> with new_output("silver.tsv", overwrite=True) as staging:  # doctest: +SKIP
-        ...     Path(staging).write_text("a\\tb\\t0.5\\n")  # doctest: +SKIP
+        >>> with new_output("silver.tsv", overwrite=True) as staging:
+        ...     Path(staging).write_text("a\\tb\\t0.5\\n")
+        8
+        >>> Path("silver.tsv").read_text()
+        'a\\tb\\t0.5\\n'
     """
     path = str(path)
     if is_remote(path):
@@ -303,8 +310,14 @@ def beside_output(path: str | Path, names: tuple[str, ...], *, flag: str = "--ou
     removed when the block fails or is interrupted. Use it inside `new_output(path)`.
 
     Example:
-        >>> with new_output("b/model.keras") as out, beside_output("b/model.keras", ("tokenizer",)):  # doctest: +SKIP
-        ...     save_converted(model, out, tokenizer)  # doctest: +SKIP
+        >>> from tfbert.convert.writing import save_converted
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
+        >>> encoder, tokenizer = load_pretrained_encoder("runs/bert"), load_pretrained_tokenizer("runs/bert")
+        >>> with new_output("b/model.keras") as out, beside_output("b/model.keras", ("tokenizer",)):
+        ...     save_converted(encoder, out, tokenizer)
+        PosixPath('.../b/tokenizer')
+        >>> sorted(path.name for path in Path("b").iterdir())
+        ['model.keras', 'tokenizer']
     """
     if is_remote(path):
         yield
@@ -334,9 +347,10 @@ def run_folder(path: str | Path, kind: str, *, flag: str = "--model-dir", overwr
     checkpoint, what it started is deleted and a folder moved aside comes back.
 
     Example:
-        >>> with run_folder("runs/a", "pretrain") as model_dir:  # doctest: +SKIP
-        ...     pretrain("bert_tiny", tokenizer="vocab/", data=["a.txt"], model_dir=model_dir, steps=10,  # doctest: +SKIP
-        ...              global_batch_size=8)  # doctest: +SKIP
+        >>> with run_folder("runs/sst2", "pretrain") as model_dir:    # a finetune model dir: not a pretraining run
+        ...     pass
+        Traceback (most recent call last):
+        tfbert.outputs.OutputExists: --model-dir runs/sst2 already exists (a folder that is not a tfbert pretrain run); ...
     """
     path = str(path)
     if is_remote(path):

@@ -1,6 +1,9 @@
 """get_config/from_config, the encoder's `.keras` round trip, and the mixed_bfloat16 policy (every family's pretraining
 model round-trips in tests/conformance)."""
 
+import subprocess
+import sys
+
 import keras
 import numpy as np
 import tensorflow as tf
@@ -63,6 +66,15 @@ def test_every_registered_tfbert_class_is_in_the_lazy_registration_table():
                   for name, cls in keras.saving.get_custom_objects().items() if name.startswith("tfbert>")}
     table = {name: module for module, names in keras_classes.CLASSES.items() for name in names}
     assert registered == table
+
+
+def test_import_tfbert_registers_its_classes_when_tensorflow_is_imported_before_keras():
+    """TensorFlow's `__init__` asks `importlib.util.find_spec("keras")` without importing it; the registration must
+    wait for the real import (it once fired on that query, and `load_model` then could not find tfbert's classes)."""
+    code = ("import tfbert, tensorflow, keras; "
+            "print(type(keras.saving.get_custom_objects()['tfbert>SequenceClassifier']).__name__)")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.split() == ["_StandIn"]
 
 
 def test_a_saved_encoder_records_its_family(tmp_path):

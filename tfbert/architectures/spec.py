@@ -187,7 +187,7 @@ class ArchitectureSpec:
         formats: checkpoint formats by name (`huggingface`; `tf1`, `keras_hub`).
 
     Example:
-        >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",  # doctest: +SKIP
+        >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",
         ...                         packing_style="bert", objectives=("mlm",), default_objectives=("mlm",),
         ...                         examples=ExampleRecipe("full_sentences"),
         ...                         pretraining_model="tfbert.models.pretraining:build_pretraining_model")

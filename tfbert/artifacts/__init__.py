@@ -11,9 +11,9 @@
 Importing this package imports neither TensorFlow nor Keras; loading a model does.
 
 Example:
-    >>> import tfbert  # doctest: +SKIP
-    >>> artifact = tfbert.artifacts.open("runs/sst2")  # doctest: +SKIP
-    >>> artifact.kind, artifact.task["labels"]  # doctest: +SKIP
+    >>> import tfbert
+    >>> artifact = tfbert.artifacts.open("runs/sst2")
+    >>> artifact.kind, artifact.task["labels"]
     ('model-dir', ['negative', 'positive'])
 """
 

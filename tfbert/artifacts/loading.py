@@ -1,8 +1,8 @@
 """Loading a `tfbert pretrain` run's pretraining model from its newest checkpoint (heads included).
 
 Example:
-    >>> model = load_pretraining_run("runs/bert", "bert")  # doctest: +SKIP
-    >>> sorted(model.output)  # doctest: +SKIP
+    >>> model = load_pretraining_run("runs/bert", "bert")
+    >>> sorted(model.output)
     ['mlm_logits', 'nsp_logits']
 """
 

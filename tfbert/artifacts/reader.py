@@ -22,7 +22,8 @@ Example:
     ('huggingface', 'huggingface', 'bert')
     >>> artifact.preprocessor.packing_style
     'bert'
-    >>> encoder = artifact.load_encoder()  # doctest: +SKIP
+    >>> artifact.load_encoder().config.hidden_size
+    384
 """
 
 from __future__ import annotations
@@ -455,7 +456,7 @@ def folder_kind(path: str | Path) -> str | None:
     and no `task.json`; else None (not a tfbert folder, or its manifest is unreadable).
 
     Example:
-        >>> folder_kind("runs/bert")  # doctest: +SKIP
+        >>> folder_kind("runs/bert")
         'pretraining-run'
     """
     path = Path(path)
@@ -476,7 +477,7 @@ def open_as(path: str | Path, kind: str) -> Artifact:
     convert KIND`): the format's own reader then says what is missing or wrong.
 
     Example:
-        >>> open_as("uncased_L-12_H-768_A-12/", "tf1").family  # doctest: +SKIP
+        >>> open_as("uncased_L-12_H-768_A-12/", "tf1").family   # a Google release (not in the test assets)  # doctest: +SKIP
         'bert'
     """
     readers = {"huggingface": _huggingface_folder, "tf1": _tf1_release, "keras-hub": _keras_hub_preset}
@@ -489,7 +490,7 @@ def open(path: str | Path) -> Artifact:  # noqa: A001  (tfbert.artifacts.open, a
     """The `Artifact` at `path` (see the module notes); `FileNotFoundError` or `ValueError` naming what it accepts.
 
     Example:
-        >>> open("runs/sst2").task["labels"]  # doctest: +SKIP
+        >>> open("runs/sst2").task["labels"]
         ['negative', 'positive']
     """
     path = Path(path)

@@ -7,8 +7,8 @@ picks, so they agree with TF Serving and with each other. Folders that are not a
 export still being written under a temporary name) are no version.
 
 Example:
-    >>> resolve_saved_model("saved_models/sst2")  # doctest: +SKIP
-    PosixPath('saved_models/sst2/2')
+    >>> resolve_saved_model("saved_models/sst2")   # the highest version
+    PosixPath('saved_models/sst2/1')
 """
 
 from __future__ import annotations

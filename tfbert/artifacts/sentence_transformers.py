@@ -8,7 +8,7 @@ tfbert's pooling modes carry sentence-transformers' names, so the mode passes th
 Written by hand: sentence-transformers reads and writes these files only together with a torch model.
 
 Example:
-    >>> read_sentence_transformers("all-MiniLM-L6-v2/")  # doctest: +SKIP
+    >>> read_sentence_transformers("all-MiniLM-L6-v2/")  # modules.json, 1_Pooling/ (not in the test assets)  # doctest: +SKIP
     SentenceTransformersLayout(pooling='mean', normalize=True, max_seq_length=256)
 """
 

@@ -16,7 +16,7 @@ puts both into one `ElectraPretrainingModel` (their embeddings are shared).
 Example:
     >>> from tfbert.convert.huggingface import load_electra, load_huggingface
     >>> encoder = load_huggingface("all-MiniLM-L6-v2/")               # Encoder
-    >>> pretrainer = load_huggingface("bert-base-uncased/", heads=True) # PretrainingModel  # doctest: +SKIP
+    >>> pretrainer = load_huggingface("bert-base-uncased/", heads=True) # PretrainingModel (folders with heads: not in the test assets)  # doctest: +SKIP
     >>> electra = load_electra("electra-small-discriminator/", "electra-small-generator/")  # doctest: +SKIP
 """
 
@@ -267,7 +267,7 @@ def load_electra(
     as Google's), a warning says so.
 
     Example:
-        >>> model = load_electra("electra-small-discriminator/", "electra-small-generator/", seed=0)  # doctest: +SKIP
+        >>> model = load_electra("electra-small-discriminator/", "electra-small-generator/", seed=0)   # not in the test assets  # doctest: +SKIP
     """
     folders = {"discriminator": Path(discriminator), "generator": Path(generator)}
     configs = {}

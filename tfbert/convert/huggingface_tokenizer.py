@@ -20,7 +20,8 @@ Pairs are packed in the family's style (`[CLS] a [SEP] b [SEP]` with type ids 0/
 the text (`"[MASK]"`) differ: Hugging Face reads them as the special token, tfbert as text.
 
 Example:
-    >>> write_huggingface_tokenizer(load_tokenizer("runs/albert/tokenizer"), "hf/albert", packing_style="bert")  # doctest: +SKIP
+    >>> from tfbert.text import load_tokenizer
+    >>> write_huggingface_tokenizer(load_tokenizer("runs/bert/tokenizer"), "hf/bert", packing_style="bert")
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ by path.
 
 Example:
     >>> from tfbert.convert.keras_hub import load_keras_hub, read_preset, preset_tokenizer
-    >>> encoder = load_keras_hub("bert_tiny_en_uncased/")  # doctest: +SKIP
+    >>> encoder = load_keras_hub("bert_tiny_en_uncased/")   # keras-hub preset folders: not in the test assets  # doctest: +SKIP
     >>> preset = read_preset("albert_base_en_uncased/")  # doctest: +SKIP
     >>> tokenizer = preset_tokenizer(preset)        # SentencePieceTokenizer, or None  # doctest: +SKIP
 """
@@ -152,7 +152,7 @@ def load_keras_hub(folder: str | Path, dtype: str | None = None) -> Encoder:
     """Builds a tfbert `Encoder` from a keras-hub backbone preset folder, with its weights.
 
     Example:
-        >>> encoder = load_keras_hub("roberta_base_en/")  # doctest: +SKIP
+        >>> encoder = load_keras_hub("roberta_base_en/")   # a keras-hub preset folder (not in the test assets)  # doctest: +SKIP
         >>> encoder.config.position_offset  # doctest: +SKIP
         2
     """

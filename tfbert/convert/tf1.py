@@ -11,7 +11,7 @@ format reads the config and names every weight in the original code's names.
 
 Example:
     >>> from tfbert.convert.tf1 import load_tf1, read_release, release_tokenizer
-    >>> encoder = load_tf1("uncased_L-12_H-768_A-12/")                  # Encoder  # doctest: +SKIP
+    >>> encoder = load_tf1("uncased_L-12_H-768_A-12/")                  # Encoder (Google releases: not in the test assets)  # doctest: +SKIP
     >>> pretrainer = load_tf1("albert_base/", heads=True)                # PretrainingModel (MLM + SOP)  # doctest: +SKIP
     >>> release = read_release("electra_small/")  # doctest: +SKIP
     >>> model, tokenizer = release.build_model(heads=True), release_tokenizer(release)  # doctest: +SKIP
@@ -49,7 +49,7 @@ class CheckpointTensors(Mapping[str, np.ndarray]):
     """The variables of a TF1 checkpoint by name, each read when asked for (floating point as float32).
 
     Example:
-        >>> tensors = CheckpointTensors("uncased_L-2_H-128_A-2/bert_model.ckpt")  # doctest: +SKIP
+        >>> tensors = CheckpointTensors("uncased_L-2_H-128_A-2/bert_model.ckpt")   # a Google release (not in the test assets)  # doctest: +SKIP
         >>> tensors.shapes["bert/embeddings/word_embeddings"]  # doctest: +SKIP
         (30522, 128)
     """
@@ -287,7 +287,7 @@ def load_tf1(folder: str | Path, heads: bool = False, dtype: str | None = None) 
     `ElectraPretrainingModel` (the generator shares the discriminator's embeddings).
 
     Example:
-        >>> encoder = load_tf1("uncased_L-2_H-128_A-2/")  # doctest: +SKIP
+        >>> encoder = load_tf1("uncased_L-2_H-128_A-2/")   # a Google release (not in the test assets)  # doctest: +SKIP
         >>> encoder.config.hidden_size, encoder.config.activation  # doctest: +SKIP
         (128, 'gelu_new')
     """

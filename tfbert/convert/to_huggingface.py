@@ -17,8 +17,11 @@ Weights are `model.safetensors` (float32); the tokenizer files come from
 `tfbert.convert.huggingface_tokenizer`.
 
 Example:
-    >>> write_huggingface(keras.models.load_model("runs/sst2/best.keras"), "hf/sst2", "bert", tokenizer,  # doctest: +SKIP
+    >>> from tfbert.text import load_tokenizer
+    >>> tokenizer = load_tokenizer("runs/sst2/tokenizer")
+    >>> write_huggingface(keras.models.load_model("runs/sst2/best.keras"), "hf/sst2", "bert", tokenizer,
     ...                   label_names=["negative", "positive"])
+    [PosixPath('hf/sst2')]
 """
 
 from __future__ import annotations
@@ -148,7 +151,7 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
     Raises `ValueError` with one line for a model or a configuration Hugging Face cannot hold.
 
     Example:
-        >>> [checkpoint.config["architectures"] for checkpoint in huggingface_checkpoints(electra, "electra")]  # doctest: +SKIP
+        >>> [checkpoint.config["architectures"] for checkpoint in huggingface_checkpoints(electra, "electra")]   # an ElectraPretrainingModel  # doctest: +SKIP
         [['ElectraForPreTraining'], ['ElectraForMaskedLM']]
     """
     from tfbert.models.family import FamilyPretrainingModel
@@ -201,7 +204,8 @@ def write_huggingface(model: keras.Model, folder: str | Path, architecture: str,
     model). `max_length` is a sentence embedder's `max_seq_length` (default 128).
 
     Example:
-        >>> write_huggingface(load_pretrained_encoder("runs/bert"), "hf/bert", "bert", tokenizer)  # doctest: +SKIP
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
+        >>> write_huggingface(load_pretrained_encoder("runs/bert"), "hf/bert", "bert", load_pretrained_tokenizer("runs/bert"))
         [PosixPath('hf/bert')]
     """
     folder = Path(folder)
@@ -249,7 +253,7 @@ def read_tfbert_source(source: str | Path, tokenizer=None) -> TfbertSource:
     `SentenceEmbedder` with its pooling and normalisation.
 
     Example:
-        >>> read_tfbert_source("runs/sst2").label_names  # doctest: +SKIP
+        >>> read_tfbert_source("runs/sst2").label_names
         ['negative', 'positive']
     """
     from tfbert import artifacts

@@ -9,10 +9,12 @@ dense kernels as `[out, in]` (`name.weight`, transposed here), TensorFlow as `[i
 (`[in, heads, size]`, `[heads, size, out]`). Only NumPy is imported here.
 
 Example:
-    >>> list(dense(encoder.get_layer("pooler"), "bert.pooler.dense"))  # doctest: +SKIP
-    [(<kernel>, ('bert.pooler.dense.weight',), transpose), (<bias>, ('bert.pooler.dense.bias',), identity)]
-    >>> list(dense(encoder.get_layer("pooler"), "bert/pooler/dense", TENSORFLOW))  # doctest: +SKIP
-    [(<kernel>, ('bert/pooler/dense/kernel',), identity), (<bias>, ('bert/pooler/dense/bias',), identity)]
+    >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+    >>> encoder = load_pretrained_encoder("runs/bert")
+    >>> [(variable.path, names) for variable, names, _ in dense(encoder.get_layer("pooler"), "bert.pooler.dense")]
+    [('pooler/kernel', ('bert.pooler.dense.weight',)), ('pooler/bias', ('bert.pooler.dense.bias',))]
+    >>> [names for _, names, _ in dense(encoder.get_layer("pooler"), "bert/pooler/dense", TENSORFLOW)]
+    [('bert/pooler/dense/kernel',), ('bert/pooler/dense/bias',)]
 """
 
 from __future__ import annotations
@@ -192,7 +194,14 @@ def copy_weights(assignments: Iterable[Assignment], tensors: Mapping[str, np.nda
     pooler (`is_pooler(first name)`) may be absent: it keeps its initial weights, with a warning.
 
     Example:
-        >>> used = copy_weights(bert.bert_encoder_weights(encoder, ""), state, "checkpoint minilm/", "config.json")  # doctest: +SKIP
+        >>> from safetensors.numpy import load_file
+        >>> from tfbert.families.bert import formats as bert
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> encoder = load_pretrained_encoder("all-MiniLM-L6-v2/")
+        >>> state = load_file("all-MiniLM-L6-v2/model.safetensors")
+        >>> used = copy_weights(bert.bert_encoder_weights(encoder, ""), state, "checkpoint minilm/", "config.json")
+        >>> len(used), len(state)
+        (103, 104)
     """
     used: set[str] = set()
     missing: list[str] = []
@@ -239,8 +248,11 @@ def export_weights(assignments: Iterable[Assignment], dtype: Any = None) -> dict
     Assignments without names (tables a format lacks) are skipped. `dtype` casts floating tensors.
 
     Example:
-        >>> export_weights(bert.bert_encoder_weights(encoder, "bert."))["bert.pooler.dense.weight"].shape  # doctest: +SKIP
-        (768, 768)
+        >>> from tfbert.families.bert import formats as bert
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> encoder = load_pretrained_encoder("runs/bert")
+        >>> export_weights(bert.bert_encoder_weights(encoder, "bert."))["bert.pooler.dense.weight"].shape
+        (128, 128)
     """
     tensors: dict[str, np.ndarray] = {}
     for variable, names, fn in assignments:

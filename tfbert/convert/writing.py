@@ -6,7 +6,10 @@ complete: first the tokenizer folder (`tokenizer/` beside the `.keras` file, whe
 failure the temporary files are removed and nothing is left at the output names.
 
 Example:
-    >>> save_converted(model, Path("bert/model.keras"), tokenizer)   # bert/model.keras, bert/tokenizer/  # doctest: +SKIP
+    >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
+    >>> model, tokenizer = load_pretrained_encoder("runs/bert"), load_pretrained_tokenizer("runs/bert")
+    >>> save_converted(model, Path("bert/model.keras"), tokenizer)   # writes bert/model.keras too
+    PosixPath('bert/tokenizer')
 """
 
 from __future__ import annotations

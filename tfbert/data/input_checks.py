@@ -3,7 +3,10 @@
 Written by hand because no library reports *which line* of a corpus is binary or undecodable; the
 check streams the file once (constant memory, in blocks of lines) and stops at the first problem.
 
-    >>> check_text_file("corpus.txt")   # raises ValueError("...corpus.txt line 3: not valid UTF-8 ...")  # doctest: +SKIP
+    >>> check_text_file("corpus.txt")
+    >>> check_text_file("latin1.txt")
+    Traceback (most recent call last):
+    ValueError: ...latin1.txt line 3: not valid UTF-8 ...
 """
 
 from __future__ import annotations

@@ -146,8 +146,9 @@ class MaskedLMMasker:
     ) -> "MaskedLMMasker":
         """Build a masker from a `tfbert.text` tokenizer's vocabulary and special ids.
 
-        >>> masker = MaskedLMMasker.for_tokenizer(  # doctest: +SKIP
-        ...     tfbert.text.WordPieceTokenizer("vocab.txt"), max_predictions=20,
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> masker = MaskedLMMasker.for_tokenizer(
+        ...     WordPieceTokenizer("vocab.txt"), max_predictions=20,
         ...     unit="whole_word", word_scheme="wordpiece")
         """
         vocabulary = tokenizer.vocabulary()
@@ -339,7 +340,12 @@ def mask_dataset(
     after run (epoch 1 of run A equals epoch 1 of run B), while each new
     iteration over the dataset (the next epoch) masks differently.
 
-    >>> masked = mask_dataset(packed_batches, masker, seed=42)  # doctest: +SKIP
+    >>> from tfbert.text import WordPieceTokenizer
+    >>> masker = MaskedLMMasker.for_tokenizer(WordPieceTokenizer("vocab.txt"), max_predictions=2)
+    >>> packed_batches = tf.data.Dataset.from_tensors({"token_ids": [[101, 7592, 2088, 102]], "padding_mask": [[1, 1, 1, 1]]})
+    >>> masked = mask_dataset(packed_batches, masker, seed=42)
+    >>> sorted(next(iter(masked)))
+    ['masked_ids', 'masked_positions', 'masked_weights', 'padding_mask', 'token_ids']
     """
     seeds = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True).batch(2)
     return tf.data.Dataset.zip((dataset, seeds)).map(

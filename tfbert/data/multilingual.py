@@ -20,13 +20,18 @@ Following Lample & Conneau (2019):
   XLM-R), by `tf.data.Dataset.sample_from_datasets`.
 
 Example:
-    >>> tokenizer = tfbert.text.load_tokenizer("vocab/")  # doctest: +SKIP
-    >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=20)  # doctest: +SKIP
-    >>> tlm = tlm_dataset(parallel_text_lines("kjv.en", "rv.es"), tokenizer, masker=masker,  # doctest: +SKIP
-    ...                   sequence_length=128, batch_size=32, language_ids=(0, 1), seed=0)
-    >>> en = stream_dataset(text_line_documents("en.txt"), tokenizer, language_id=0, sequence_length=128)  # doctest: +SKIP
-    >>> es = stream_dataset(text_line_documents("es.txt"), tokenizer, language_id=1, sequence_length=128)  # doctest: +SKIP
-    >>> mixed = sample_languages([en, es], sizes=[1_000_000, 50_000], alpha=0.5, seed=0)  # doctest: +SKIP
+    >>> import tfbert
+    >>> from tfbert.data.parallel import parallel_text_lines
+    >>> from tfbert.data.readers import text_line_documents
+    >>> tokenizer = tfbert.text.load_tokenizer("vocab/")
+    >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=4)
+    >>> tlm = tlm_dataset(parallel_text_lines("kjv.en", "rv.es"), tokenizer, masker=masker,
+    ...                   sequence_length=32, batch_size=4, language_ids=(0, 1), seed=0)
+    >>> en = stream_dataset(text_line_documents("kjv.en"), tokenizer, language_id=0, sequence_length=32)
+    >>> es = stream_dataset(text_line_documents("rv.es"), tokenizer, language_id=1, sequence_length=32)
+    >>> mixed = sample_languages([en, es], sizes=[1_000_000, 50_000], alpha=0.5, seed=0)
+    >>> tuple(next(iter(tlm))["token_ids"].shape), tuple(next(iter(mixed))["token_ids"].shape)
+    ((4, 32), (32,))
 """
 
 from __future__ import annotations

@@ -67,7 +67,12 @@ def tokenize_documents(
     no later step ever sees an unbounded sentence; documents left empty are
     dropped.
 
-    >>> tokenized = tokenize_documents(docs, tfbert.text.WordPieceTokenizer("vocab.txt").tokenize, 125)  # doctest: +SKIP
+    >>> from tfbert.data.readers import text_line_documents
+    >>> from tfbert.text import WordPieceTokenizer
+    >>> docs = text_line_documents("corpus.txt")
+    >>> tokenized = tokenize_documents(docs, WordPieceTokenizer("vocab.txt").tokenize, 125)
+    >>> tuple(next(iter(tokenized)).shape)      # sentences, pieces
+    (200, None)
     """
 
     def tokenize(sentences):
@@ -365,12 +370,17 @@ def pretraining_dataset(
     "nsp" / "sop", `next_sentence_labels` / `sentence_order_labels`.
     `single_segment_prob` is used by "electra_segments" only.
 
-    >>> tokenizer = tfbert.text.WordPieceTokenizer("vocab.txt")  # doctest: +SKIP
-    >>> packer = SegmentPacker(128, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, style="bert")  # doctest: +SKIP
-    >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=20)  # doctest: +SKIP
-    >>> ds = pretraining_dataset(text_line_documents("corpus.txt"), tokenizer.tokenize,  # doctest: +SKIP
-    ...                          objective="nsp", packer=packer, masker=masker,  # doctest: +SKIP
-    ...                          batch_size=256, seed=0)
+    >>> from tfbert.data.readers import text_line_documents
+    >>> from tfbert.text import WordPieceTokenizer
+    >>> tokenizer = WordPieceTokenizer("vocab.txt")
+    >>> packer = SegmentPacker(32, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, style="bert")
+    >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=4)
+    >>> ds = pretraining_dataset(text_line_documents("corpus.txt"), tokenizer.tokenize,
+    ...                          objective="nsp", packer=packer, masker=masker,
+    ...                          batch_size=8, seed=0)
+    >>> batch = next(iter(ds))
+    >>> tuple(batch["token_ids"].shape), sorted(batch)
+    ((8, 32), ['masked_ids', 'masked_positions', 'masked_weights', 'next_sentence_labels', 'padding_mask', 'segment_ids', 'token_ids'])
     """
     num_segments = 2 if objective in TWO_SEGMENT_OBJECTIVES else 1
     max_num_tokens = packer.sequence_length - num_special_tokens(packer.style, num_segments)
@@ -425,8 +435,14 @@ def line_by_line_dataset(
     shuffled with a buffer of `shuffle_buffer` (0: file order). Elements are as `pretraining_dataset`'s
     without sentence-pair labels.
 
-    >>> ds = line_by_line_dataset(tf.data.TextLineDataset("lines.txt"), tokenizer.tokenize, packer=packer,  # doctest: +SKIP
-    ...                           masker=masker, batch_size=32, seed=0)  # doctest: +SKIP
+    >>> from tfbert.text import WordPieceTokenizer
+    >>> tokenizer = WordPieceTokenizer("vocab.txt")
+    >>> packer = SegmentPacker(16, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, style="bert")
+    >>> masker = MaskedLMMasker.for_tokenizer(tokenizer, max_predictions=2)
+    >>> ds = line_by_line_dataset(tf.data.TextLineDataset("corpus.txt"), tokenizer.tokenize, packer=packer,
+    ...                           masker=masker, batch_size=32, seed=0)
+    >>> tuple(next(iter(ds))["token_ids"].shape)
+    (32, 16)
     """
     lines = lines.map(tf.strings.strip).filter(lambda line: tf.strings.length(line) > 0)
     batches = shuffled(lines, shuffle_buffer, seed).batch(batch_size, drop_remainder=True)

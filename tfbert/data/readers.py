@@ -91,7 +91,9 @@ def tfrecord_documents(
     """Documents from TFRecord files whose records are raw UTF-8 document strings, in windows of at most
     `max_document_sentences` sentences.
 
-    >>> docs = tfrecord_documents("corpus-*.tfrecord", sentence_split="punctuation")  # doctest: +SKIP
+    >>> docs = tfrecord_documents("corpus-*.tfrecord", sentence_split="punctuation")
+    >>> tuple(next(iter(docs)).shape)            # a window of at most 256 sentences
+    (256,)
     """
     records = tf.data.TFRecordDataset(_as_list(files), compression_type=compression_type)
     documents = records.map(lambda record: split_sentences(record, sentence_split))
@@ -148,7 +150,9 @@ def utf8_replaced_documents(patterns: Sequence[str]) -> tf.data.Dataset:
     """`text_line_documents` of the files (or glob patterns), every byte sequence that is not UTF-8 replaced
     by U+FFFD (`--encoding-errors replace`).
 
-    >>> documents = utf8_replaced_documents(["latin1.txt"])  # doctest: +SKIP
+    >>> documents = utf8_replaced_documents(["latin1.txt"])
+    >>> next(iter(documents)).numpy()[-1].decode()
+    'caf\ufffd au lait'
     """
     files = [match for pattern in patterns for match in (sorted(tf.io.gfile.glob(pattern)) or [pattern])]
     return text_line_documents(files).map(lambda document: tf.strings.unicode_transcode(

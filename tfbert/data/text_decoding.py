@@ -5,8 +5,8 @@ Written by hand because Python's codecs report a byte offset in the whole stream
 do not count what `errors="replace"` changed; this decodes line by line (constant memory).
 
     >>> decoder = LineDecoder("replace")
-    >>> lines = list(decoder.lines("latin1.txt"))  # doctest: +SKIP
-    >>> decoder.summary()  # doctest: +SKIP
+    >>> lines = list(decoder.lines("latin1.txt"))
+    >>> decoder.summary()
     'latin1.txt: 1 line with bytes that are not UTF-8, replaced by U+FFFD (--encoding-errors replace)'
 """
 
@@ -25,7 +25,9 @@ class LineDecoder:
 
     Example:
         >>> decoder = LineDecoder()
-        >>> decoder.decode("a.txt", 3, b"caf\\xe9")   # ValueError: a.txt line 3: not valid UTF-8 (byte 4); ...  # doctest: +SKIP
+        >>> decoder.decode("a.txt", 3, b"caf\\xe9")
+        Traceback (most recent call last):
+        ValueError: a.txt line 3: not valid UTF-8 (byte 4); ...
     """
 
     def __init__(self, errors: str = "strict"):

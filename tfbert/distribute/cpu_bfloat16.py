@@ -21,7 +21,7 @@ bfloat16 export on such a CPU with `-e TF_XLA_FLAGS="..."` set to
 `tfbert.xla_flags.SERVING_XLA_FLAGS`.
 
 Example:
-    >>> with fusible_op_clustering():  # doctest: +SKIP
+    >>> with fusible_op_clustering():   # a bfloat16 CPU with TF_XLA_FLAGS set before TensorFlow starts  # doctest: +SKIP
     ...     model.fit(dataset)   # compiled with jit_compile=False
 """
 

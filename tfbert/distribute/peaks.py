@@ -10,7 +10,7 @@ Measured by hand, in a few lines: no library reports a device's achieved
 matmul rate.
 
 Example:
-    >>> peaks = measure_matmul_peaks()  # doctest: +SKIP
+    >>> peaks = measure_matmul_peaks()   # times this machine for about a second  # doctest: +SKIP
     >>> peaks.describe()  # doctest: +SKIP
     'float32 610.2 GFLOP/s, bfloat16 1650.4 GFLOP/s (2.70x)'
 """

@@ -6,10 +6,11 @@ stays free of TensorFlow.
 
 Example:
     >>> from tfbert.export import SavedModelClient, export_saved_model
-    >>> export_saved_model(classifier, "sst2", tokenizer=tokenizer, label_names=["negative", "positive"])  # doctest: +SKIP
-    PosixPath('saved_models/sst2/1')
-    >>> SavedModelClient("saved_models/sst2")(["a gripping film"])[0]["label"]  # doctest: +SKIP
-    'positive'
+    >>> export_saved_model("runs/sst2/best.keras", "classifier", tokenizer="runs/sst2/tokenizer",
+    ...                    label_names=["negative", "positive"])
+    PosixPath('saved_models/classifier/1')
+    >>> SavedModelClient("saved_models/classifier")(["a gripping film"])[0]["probabilities"]   # two steps of training
+    {'negative': 0.5..., 'positive': 0.4...}
 """
 
 from tfbert._lazy import by_module, lazy_exports

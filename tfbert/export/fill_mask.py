@@ -5,8 +5,10 @@ is tokenized, and the parts are joined with the mask id. Whitespace before a mas
 (as Hugging Face's `<mask>` does with `lstrip`), so byte-level BPE gives the usual pieces.
 
 Example:
-    >>> ids = tokenize_with_masks(tokenizer, tf.constant(["paris is the [MASK] of france."]))  # doctest: +SKIP
-    >>> int(tokenizer.mask_id) in ids[0].numpy().tolist()  # doctest: +SKIP
+    >>> from tfbert.text import load_tokenizer
+    >>> tokenizer = load_tokenizer("vocab/")
+    >>> ids = tokenize_with_masks(tokenizer, tf.constant(["paris is the [MASK] of france."]))
+    >>> int(tokenizer.mask_id) in ids[0].numpy().tolist()
     True
 """
 

@@ -14,7 +14,7 @@ encoder SavedModel that is callable and reusable (trainable under `hub.KerasLaye
   `default_output`.
 
 Example:
-    >>> preprocess = hub.KerasLayer("saved_models/minilm_preprocess/1")  # doctest: +SKIP
+    >>> preprocess = hub.KerasLayer("saved_models/minilm_preprocess/1")   # from tfbert export --hub-pair; tensorflow_hub  # doctest: +SKIP
     >>> preprocess(tf.constant(["hello"]))["input_word_ids"].shape  # doctest: +SKIP
     TensorShape([1, 128])
 """
@@ -80,8 +80,10 @@ class HubText:
     """The text entry points of the TF Hub API for one `Preprocessor` (see the module notes).
 
     Example:
-        >>> hub_text = HubText(preprocessor)  # doctest: +SKIP
-        >>> hub_text.bert_pack_inputs([hub_text.tokenize(tf.constant(["a b"]))], seq_length=8)["input_mask"]  # doctest: +SKIP
+        >>> from tfbert.tasks.pretrained import load_pretrained_preprocessor
+        >>> hub_text = HubText(load_pretrained_preprocessor("all-MiniLM-L6-v2/"))
+        >>> hub_text.bert_pack_inputs([hub_text.tokenize(tf.constant(["a b"]))], seq_length=8)["input_mask"]
+        <tf.Tensor: shape=(1, 8), dtype=int32, numpy=array([[1, 1, 1, 1, 0, 0, 0, 0]], dtype=int32)>
     """
 
     def __init__(self, preprocessor: Preprocessor):

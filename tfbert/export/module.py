@@ -8,7 +8,7 @@ Signatures (all batched, `[batch]` strings or `[batch, sequence_length]` int32):
 - `encode`: those three to `sequence_output` and `pooled_output` (float32).
 
 Example:
-    >>> module = ServingModule(task, model, encoder, Preprocessor(tokenizer, 128))  # doctest: +SKIP
+    >>> module = ServingModule(task, model, encoder, Preprocessor(tokenizer, 128))   # what export_saved_model does  # doctest: +SKIP
     >>> tf.saved_model.save(module, "saved_models/sst2/1", signatures=module.signatures())  # doctest: +SKIP
 """
 
@@ -189,7 +189,7 @@ class MaskedLMModule(tf.__internal__.tracking.AutoTrackable):
     (DeBERTa RTD's generator) is called whole for `mlm_logits`.
 
     Example:
-        >>> encoder = tf.saved_model.load("saved_models/bert_encoder/1")  # doctest: +SKIP
+        >>> encoder = tf.saved_model.load("saved_models/bert_encoder/1")   # from export_hub_pair (tfbert export --hub-pair)  # doctest: +SKIP
         >>> encoder.mlm({**packed, "masked_lm_positions": tf.constant([[3]])})["mlm_logits"].shape  # doctest: +SKIP
         TensorShape([1, 1, 30522])
     """

@@ -7,7 +7,7 @@ library function of a SavedModel; `registered_op_names` lists the ops this proce
 registered (TensorFlow's, plus TF-Text's once `tensorflow_text` is imported).
 
 Example:
-    >>> python_ops(saved_model_op_types("saved_models/sst2/1"))  # doctest: +SKIP
+    >>> python_ops(saved_model_op_types("saved_models/sst2/1"))
     set()
 """
 

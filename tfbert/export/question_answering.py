@@ -12,10 +12,16 @@ span by more than `no_answer_threshold`. Pieces past `max_windows` windows are n
 defined truncation that bounds the encoder's work per request).
 
 Example:
-    >>> packed = pack_question_windows(preprocessor, questions, contexts, max_question_length=64,  # doctest: +SKIP
-    ...                                doc_stride=128, max_windows=16)
-    >>> logits = model(packed.inputs)  # doctest: +SKIP
-    >>> answers(packed, logits["start_logits"], logits["end_logits"], max_answer_length=30)["answer"]  # doctest: +SKIP
+    >>> from tfbert.tasks.models.question_answering import SpanExtractor
+    >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_preprocessor
+    >>> model = SpanExtractor(load_pretrained_encoder("runs/bert"))          # untrained: any span
+    >>> preprocessor = load_pretrained_preprocessor("runs/bert", sequence_length=32)
+    >>> questions, contexts = tf.constant(["who wrote it?"]), tf.constant(["Botchan was written by Natsume Soseki."])
+    >>> packed = pack_question_windows(preprocessor, questions, contexts, max_question_length=8,
+    ...                                doc_stride=8, max_windows=16)
+    >>> logits = model(packed.inputs)
+    >>> answers(packed, logits["start_logits"], logits["end_logits"], max_answer_length=30)["answer"].shape
+    TensorShape([1])
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ the `Artifact` that says how to preprocess (tokenizer, packing style, length) an
 | `Encoder`, `encoder.keras`, a Hugging Face, sentence-transformers, TF1 or keras-hub folder | `embedding` (the folder's pooling and normalisation, else mean pooling) |
 
 Example:
-    >>> source = resolve_source("runs/bert-base")       # a `tfbert pretrain` model_dir  # doctest: +SKIP
-    >>> source.task, type(source.model).__name__  # doctest: +SKIP
+    >>> source = resolve_source("runs/bert")       # a `tfbert pretrain` model_dir
+    >>> source.task, type(source.model).__name__
     ('fill_mask', 'PretrainingModel')
 """
 

@@ -2,8 +2,8 @@
 the family pretraining models re-exported from `tfbert.families.<name>.models`, imported on first use.
 
 Example:
-    >>> from tfbert.models import ElectraPretrainingModel  # doctest: +SKIP
-    >>> ElectraPretrainingModel.__module__  # doctest: +SKIP
+    >>> from tfbert.models import ElectraPretrainingModel
+    >>> ElectraPretrainingModel.__module__
     'tfbert.families.electra.models'
 """
 

@@ -48,7 +48,10 @@ class SelfAttention(keras.layers.Layer):
 
     Example:
         >>> attention = SelfAttention(hidden_size=768, num_heads=12)
-        >>> outputs = attention(hidden_states, attention_bias(padding_mask))  # doctest: +SKIP
+        >>> hidden_states, padding_mask = keras.random.normal((2, 16, 768)), ops.ones((2, 16), "int32")
+        >>> outputs = attention(hidden_states, attention_bias(padding_mask))
+        >>> tuple(outputs.shape)
+        (2, 16, 768)
     """
 
     def __init__(

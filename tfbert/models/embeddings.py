@@ -18,8 +18,11 @@ class TokenEmbedding(keras.layers.Embedding):
 
     Example:
         >>> table = TokenEmbedding(30522, 768)
-        >>> vectors = table(token_ids)                # [batch, length, 768]  # doctest: +SKIP
-        >>> logits = table(vectors, reverse=True)     # [batch, length, 30522]  # doctest: +SKIP
+        >>> token_ids = ops.array([[101, 7592, 102]])
+        >>> vectors = table(token_ids)                # [batch, length, 768]
+        >>> logits = table(vectors, reverse=True)     # [batch, length, 30522]
+        >>> tuple(vectors.shape), tuple(logits.shape)
+        ((1, 3, 768), (1, 3, 30522))
     """
 
     def call(self, inputs, reverse: bool = False):
@@ -57,7 +60,10 @@ class TextEmbeddings(keras.layers.Layer):
 
     Example:
         >>> embeddings = TextEmbeddings(vocab_size=30522, embedding_size=768)
-        >>> vectors = embeddings(token_ids, segment_ids, padding_mask)  # doctest: +SKIP
+        >>> token_ids = ops.array([[101, 7592, 102]])
+        >>> vectors = embeddings(token_ids, ops.zeros_like(token_ids), ops.ones_like(token_ids))
+        >>> tuple(vectors.shape)
+        (1, 3, 768)
     """
 
     def __init__(

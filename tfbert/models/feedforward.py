@@ -19,7 +19,9 @@ class FeedForward(keras.layers.Layer):
 
     Example:
         >>> ffn = FeedForward(hidden_size=768, intermediate_size=3072, activation="gelu")
-        >>> outputs = ffn(hidden_states)  # doctest: +SKIP
+        >>> outputs = ffn(keras.random.normal((2, 16, 768)))
+        >>> tuple(outputs.shape)
+        (2, 16, 768)
         >>> glu = FeedForward(hidden_size=768, intermediate_size=2048, activation="silu", gated=True, norm_first=True)
     """
 

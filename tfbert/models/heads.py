@@ -43,8 +43,11 @@ class MaskedLMHead(TiedDecoder):
     to the embedding size, so the tied table fits. Logits are float32.
 
     Example:
-        >>> head = MaskedLMHead(encoder.token_embedding, activation="gelu")  # doctest: +SKIP
-        >>> logits = head(sequence_output, masked_positions)   # [batch, predictions, vocab]  # doctest: +SKIP
+        >>> head = MaskedLMHead(TokenEmbedding(30522, 128), activation="gelu")    # an encoder's token table
+        >>> sequence_output, masked_positions = keras.random.normal((2, 16, 128)), ops.array([[3, 5], [1, 9]])
+        >>> logits = head(sequence_output, masked_positions)   # [batch, predictions, vocab]
+        >>> tuple(logits.shape)
+        (2, 2, 30522)
     """
 
     def __init__(
@@ -97,7 +100,9 @@ class SentencePairHead(keras.layers.Layer):
     """Two-way classifier on the pooled output: BERT's next-sentence or ALBERT's sentence-order head.
 
     Example:
-        >>> logits = SentencePairHead()(pooled_output)   # [batch, 2], float32  # doctest: +SKIP
+        >>> logits = SentencePairHead()(keras.random.normal((4, 128)))   # pooled output -> [batch, 2], float32
+        >>> tuple(logits.shape), keras.backend.standardize_dtype(logits.dtype)
+        ((4, 2), 'float32')
     """
 
     def __init__(self, dropout_rate: float = 0.0, initializer_range: float = 0.02, **kwargs):

@@ -67,7 +67,7 @@ class WeightedObjectives:
     global batch's values so Keras' mean over replicas is exact.
 
     Example:
-        >>> class MyModel(WeightedObjectives, keras.Model):  # doctest: +SKIP
+        >>> class MyModel(WeightedObjectives, keras.Model):   # a template  # doctest: +SKIP
         ...     def __init__(self, ...):
         ...         super().__init__(inputs=..., outputs=...)
         ...         self.track_objectives(("mlm",))
@@ -148,7 +148,10 @@ class RatioMetric(keras.metrics.Metric):
 
     Example:
         >>> precision = RatioMetric(name="rtd_precision")
-        >>> precision.update_state(true_positives, predicted_positives)  # doctest: +SKIP
+        >>> precision.update_state(3, 4)      # true positives, predicted positives of a batch
+        >>> precision.update_state(1, 4)
+        >>> float(precision.result())
+        0.5
     """
 
     def __init__(self, name: str, **kwargs):

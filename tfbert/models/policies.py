@@ -10,7 +10,8 @@ def policy_name(policy: Any) -> str | None:
     loaded), a name as is, a `keras.DTypePolicy` its name.
 
     Example:
-        >>> policy_name(keras.DTypePolicy("mixed_bfloat16")), policy_name(None)  # doctest: +SKIP
+        >>> import keras
+        >>> policy_name(keras.DTypePolicy("mixed_bfloat16")), policy_name(None)
         ('mixed_bfloat16', None)
     """
     return policy if policy is None or isinstance(policy, str) else policy.name

@@ -36,9 +36,10 @@ class PretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Model):
     pair objective's `*_loss` and `*_accuracy`.
 
     Example:
-        >>> model = PretrainingModel(load_config("albert_tiny"))  # doctest: +SKIP
-        >>> model.compile(optimizer="adam")  # doctest: +SKIP
-        >>> model.fit(dataset)   # yields (inputs, labels) dicts  # doctest: +SKIP
+        >>> from tfbert.config import load_config
+        >>> model = PretrainingModel(load_config("albert_tiny"))
+        >>> model.compile(optimizer="adam")
+        >>> model.fit(dataset)   # (inputs, labels) dicts; traces a train step: ~10 s of CPU, tests/conformance trains each family  # doctest: +SKIP
     """
 
     config_arguments = ("objectives",)

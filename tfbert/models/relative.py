@@ -70,7 +70,9 @@ class RelativePositions(keras.layers.Layer):
     normalised table and `index` `[1, length, length]`, `clip(bucket(q - k) + span, 0, 2 * span - 1)`.
 
     Example:
-        >>> table, index = RelativePositions(hidden_size=768, span=256, max_distance=512)(hidden)  # doctest: +SKIP
+        >>> table, index = RelativePositions(hidden_size=768, span=256, max_distance=512)(keras.random.normal((2, 16, 768)))
+        >>> tuple(table.shape), tuple(index.shape)
+        ((512, 768), (1, 16, 16))
     """
 
     def __init__(self, hidden_size: int, span: int, max_distance: int, buckets: int = 0,

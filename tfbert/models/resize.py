@@ -21,7 +21,11 @@ def resize_token_embeddings(model: Encoder | PretrainingModel, vocab_size: int,
     copied unchanged.
 
     Example:
-        >>> bigger = resize_token_embeddings(encoder, encoder.config.vocab_size + 2)  # doctest: +SKIP
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> encoder = load_pretrained_encoder("runs/bert")
+        >>> bigger = resize_token_embeddings(encoder, encoder.config.vocab_size + 2)
+        >>> bigger.config.vocab_size
+        30524
     """
     if isinstance(model, PretrainingModel):
         config = model.config.replace(encoder=model.config.encoder.replace(vocab_size=vocab_size))
@@ -51,7 +55,10 @@ def grow_rows(old, initial, pieces: Mapping[int, Sequence[int]]):
     one without pieces keeps its initial value. Works for the token table and the MLM output bias.
 
     Example:
-        >>> grown = grow_rows(table, initial, {8000: [412, 77]})   # row 8000 = mean of rows 412 and 77  # doctest: +SKIP
+        >>> table, initial = ops.ones((8000, 4)), ops.zeros((8001, 4))    # the old rows, a new table's initial rows
+        >>> grown = grow_rows(table, initial, {8000: [412, 77]})   # row 8000 = mean of rows 412 and 77
+        >>> tuple(grown.shape)
+        (8001, 4)
     """
     old, initial = ops.convert_to_tensor(old), ops.convert_to_tensor(initial)
     rows = [old]

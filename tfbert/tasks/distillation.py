@@ -10,9 +10,10 @@ Before training, `vocabulary_coverage` checks that the student's tokenizer can r
 piece or splits them into single characters, and distillation then makes the student worse.
 
 Example:
-    >>> sources, targets = read_parallel(["kjv-rv.tsv"])  # doctest: +SKIP
-    >>> teacher = load_text_embedder("all-MiniLM-L6-v2/")  # doctest: +SKIP
-    >>> result = distill(teacher, "runs/student", tokenizer, sources, targets, "runs/distilled")  # doctest: +SKIP
+    >>> from tfbert.tasks.text_models import load_text_embedder
+    >>> sources, targets = read_parallel(["kjv-rv.tsv"])
+    >>> teacher = load_text_embedder("all-MiniLM-L6-v2/")
+    >>> result = distill(teacher, "runs/student", tokenizer, sources, targets, "runs/distilled")  # minutes  # doctest: +SKIP
     >>> result.best_scores["target_to_source_accuracy"]  # doctest: +SKIP
     0.91
 """
@@ -62,8 +63,8 @@ def read_parallel(paths: Sequence[str | Path]) -> tuple[list[str], list[str]]:
     line i). Blank lines of a TSV file are skipped; a bad line raises `DataFileError` with its number.
 
     Example:
-        >>> read_parallel(["en.txt", "ko.txt"])[1][0]  # doctest: +SKIP
-        '태초에 하나님이 천지를 창조하시니라'
+        >>> read_parallel(["kjv.en", "rv.es"])[1][0]
+        'EN el principio crió Dios los cielos y la tierra.'
     """
     if len(paths) == 1:
         path = Path(paths[0])
@@ -148,7 +149,7 @@ def distillation_evaluator(features: dict[str, np.ndarray], teacher: np.ndarray,
     their mean `translation_accuracy`).
 
     Example:
-        >>> evaluate = distillation_evaluator(features, unit_rows(teacher.embed(sources)))  # doctest: +SKIP
+        >>> evaluate = distillation_evaluator(features, unit_rows(teacher.embed(sources)))   # inside distill(), each epoch  # doctest: +SKIP
         >>> sorted(evaluate(model))  # doctest: +SKIP
         ['mse', 'source_to_target_accuracy', 'target_to_source_accuracy', 'translation_accuracy']
     """

@@ -7,8 +7,9 @@ dir: `best.keras` (a `SentenceEmbedder` returning unit-length embeddings), `best
 export`, `tfbert evaluate sts` and `load_text_embedder` read that folder.
 
 Example:
-    >>> train, dev = read_sentence_pairs("KorSTS/sts-train.tsv"), read_sentence_pairs("KorSTS/sts-dev.tsv")  # doctest: +SKIP
-    >>> result = train_sentence_embedder("runs/albert", tokenizer, train, dev, "runs/korsts", loss="cosine")  # doctest: +SKIP
+    >>> from tfbert.tasks.sentence_pairs import read_sentence_pairs
+    >>> train, dev = read_sentence_pairs("KorSTS/sts-train.tsv"), read_sentence_pairs("KorSTS/sts-dev.tsv")
+    >>> result = train_sentence_embedder("runs/albert", tokenizer, train, dev, "runs/korsts", loss="cosine")  # minutes  # doctest: +SKIP
     >>> result.best_scores["spearman_correlation"]  # doctest: +SKIP
     0.78
 """
@@ -73,8 +74,10 @@ def loss_labels(pairs: SentencePairs, loss: str, scale: tuple[float, float] | No
     (`softmax`) or none (`multiple-negatives`). Raises `ValueError` when the pairs do not suit the loss.
 
     Example:
-        >>> loss_labels(korsts_pairs, "cosine")[:3]          # 5.0, 3.8, 0.0 on the 0-5 scale  # doctest: +SKIP
-        array([1.  , 0.76, 0.  ], dtype=float32)
+        >>> from tfbert.tasks.sentence_pairs import read_sentence_pairs
+        >>> korsts_pairs = read_sentence_pairs("KorSTS/sts-train.tsv")
+        >>> loss_labels(korsts_pairs, "cosine")[:3]          # 4.8, 3.8, 0.0 on the 0-5 scale
+        array([0.96000004, 0.76      , 0.        ], dtype=float32)
     """
     if loss not in LOSS_PAIR_KINDS:
         raise ValueError(f"unknown embedding loss {loss!r}; expected one of {', '.join(LOSS_PAIR_KINDS)}")
@@ -97,7 +100,10 @@ def save_embedding_model(model_dir: str | Path, embedder: SentenceEmbedder, toke
     """Writes `best.keras` (the embedder), `tokenizer/` and `task.json` (`task` plus what serving needs).
 
     Example:
-        >>> save_embedding_model("runs/minilm", SentenceEmbedder(encoder, normalize=True), tokenizer,  # doctest: +SKIP
+        >>> from tfbert.tasks.models.embedding import SentenceEmbedder
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
+        >>> encoder, tokenizer = load_pretrained_encoder("all-MiniLM-L6-v2/"), load_pretrained_tokenizer("all-MiniLM-L6-v2/")
+        >>> save_embedding_model("runs/minilm", SentenceEmbedder(encoder, normalize=True), tokenizer,
         ...                      {"max_length": 128})
         PosixPath('runs/minilm/best.keras')
     """

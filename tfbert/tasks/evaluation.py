@@ -4,9 +4,15 @@ Metrics that need every prediction at once (Matthews, F1, Spearman, SQuAD)
 are computed here from `model.predict`, once per epoch by `finetune`.
 
 Example:
-    >>> evaluate = classification_evaluator(dev_features, dev_labels)  # doctest: +SKIP
-    >>> evaluate(model)  # doctest: +SKIP
-    {'accuracy': 0.91, 'f1': 0.90, 'matthews_correlation': 0.82}
+    >>> import keras
+    >>> from tfbert.tasks.features import encode_texts
+    >>> from tfbert.tasks.text_examples import read_text_examples
+    >>> from tfbert.text import load_tokenizer
+    >>> dev = read_text_examples("train.tsv", text_columns=("sentence",), label_column="label")
+    >>> dev_features = encode_texts(load_tokenizer("runs/sst2/tokenizer"), dev.texts, max_length=16)
+    >>> evaluate = classification_evaluator(dev_features, dev.labels)
+    >>> evaluate(keras.models.load_model("runs/sst2/best.keras"))     # two steps of training on four lines
+    {'accuracy': 0.5, 'f1': 0.0, 'matthews_correlation': 0.0}
 """
 
 from __future__ import annotations
@@ -75,7 +81,16 @@ class SidesEmbedder:
     `EmbeddingDistiller`), whose embedder is built once and reused every epoch (one trace).
 
     Example:
-        >>> first, second = SidesEmbedder([first_features, second_features])(siamese_model)  # doctest: +SKIP
+        >>> from tfbert.tasks.features import encode_texts
+        >>> from tfbert.tasks.models.embedding import SentenceEmbedder
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> from tfbert.text import load_tokenizer
+        >>> tokenizer = load_tokenizer("runs/bert/tokenizer")
+        >>> first_features = encode_texts(tokenizer, ["a man plays", "a cat sleeps"], max_length=16)
+        >>> second_features = encode_texts(tokenizer, ["a man is playing", "a dog runs"], max_length=16)
+        >>> first, second = SidesEmbedder([first_features, second_features])(SentenceEmbedder(load_pretrained_encoder("runs/bert")))
+        >>> first.shape, second.shape
+        ((2, 128), (2, 128))
     """
 
     def __init__(self, sides: Sequence[Mapping[str, np.ndarray]], batch_size: int = 64):

@@ -10,8 +10,10 @@ Pass a `Preprocessor` (its tokenizer, sequence length and packing style), or a t
 which needs `packing_style`, or a `tfbert.text` tokenizer, whose special tokens give it).
 
 Example:
-    >>> features = encode_texts(preprocessor, ["a great film"])  # doctest: +SKIP
-    >>> sorted(features), features["token_ids"].shape  # doctest: +SKIP
+    >>> from tfbert.tasks.pretrained import load_pretrained_preprocessor
+    >>> preprocessor = load_pretrained_preprocessor("all-MiniLM-L6-v2/", sequence_length=128)
+    >>> features = encode_texts(preprocessor, ["a great film"])
+    >>> sorted(features), features["token_ids"].shape
     (['padding_mask', 'segment_ids', 'token_ids'], (1, 128))
 """
 

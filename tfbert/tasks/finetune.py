@@ -81,7 +81,9 @@ def check_length_fits(pieces: int, positions: int) -> None:
     """`ValueError` when sequences of `pieces` pieces are longer than the encoder's `positions`, before any step runs.
 
     Example:
-        >>> check_length_fits(600, 512)   # ValueError: sequences of 600 pieces (--max-length) are longer ...  # doctest: +SKIP
+        >>> check_length_fits(600, 512)
+        Traceback (most recent call last):
+        ValueError: sequences of 600 pieces (--max-length) are longer ...
     """
     if pieces > positions:
         raise ValueError(f"sequences of {pieces} pieces (--max-length) are longer than the model's {positions} "
@@ -140,7 +142,7 @@ def finetune(
             PyTorch's AdamW uses 1e-8, which matters where gradients are tiny, as in distillation).
 
     Example:
-        >>> result = finetune(lambda encoder: SequenceClassifier(encoder, 2), "all-MiniLM-L6-v2/",  # doctest: +SKIP
+        >>> result = finetune(lambda encoder: SequenceClassifier(encoder, 2), "all-MiniLM-L6-v2/",   # minutes  # doctest: +SKIP
         ...                   train_x, train_y, classification_evaluator(dev_x, dev_y),  # doctest: +SKIP
         ...                   monitor="accuracy", model_dir="runs/sst2", settings=TrainingSettings(epochs=3))  # doctest: +SKIP
         >>> result.best_scores  # doctest: +SKIP

@@ -4,9 +4,11 @@ A label outside the declared classes (`num_classes`) is an error naming its file
 declaration the classes are inferred from the training files and must be 0..K-1 without gaps, so a
 typo such as a `7` in a 0/1 file is caught instead of silently making an 8-class model.
 
-    >>> classes = check_class_labels([("train.tsv", train)], [("dev.tsv", dev)])  # doctest: +SKIP
-    >>> classes.describe()  # doctest: +SKIP
-    '2 classes (inferred from the training labels): 0 ×480, 1 ×520'
+    >>> from tfbert.tasks.text_examples import read_text_examples
+    >>> train = read_text_examples("train.tsv", text_columns=("sentence",), label_column="label")
+    >>> classes = check_class_labels([("train.tsv", train)], [("train.tsv", train)])
+    >>> classes.describe()
+    '2 classes (inferred from the training labels): 0 ×2, 1 ×2'
 """
 
 from __future__ import annotations

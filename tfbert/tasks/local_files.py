@@ -4,9 +4,10 @@ Every error names the file, the line (1-based, the header is line 1 of a
 CSV/TSV file) and the column at fault.
 
 Example:
-    >>> examples = read_text_examples("dev.tsv", text_columns=("sentence1", "sentence2"), label_column="label")  # doctest: +SKIP
-    >>> examples.texts[0], examples.labels[0]  # doctest: +SKIP
-    ('He said ...', 1)
+    >>> from tfbert.tasks.text_examples import read_text_examples
+    >>> examples = read_text_examples("train.tsv", text_columns=("sentence",), label_column="label")
+    >>> examples.texts[0], examples.labels[0]
+    ('a gripping film', np.int32(1))
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ feed it (`max_length`, `pair`, and for embeddings `pooling` and `normalize`), so
 and augment need no flags to use the folder.
 
 Example:
-    >>> model_file("runs/sts")            # a model dir: its best epoch  # doctest: +SKIP
-    PosixPath('runs/sts/best.keras')
-    >>> read_task("runs/sts")["task"]  # doctest: +SKIP
-    'embedding'
+    >>> model_file("runs/sst2")            # a model dir: its best epoch
+    PosixPath('runs/sst2/best.keras')
+    >>> read_task("runs/sst2")["task"]
+    'classification'
 """
 
 from __future__ import annotations

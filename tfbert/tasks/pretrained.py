@@ -3,9 +3,9 @@
 TF1 or keras-hub folder); only `.keras` files and encoder folders in a bucket (`gs://...`) are read here.
 
 Example:
-    >>> encoder = load_pretrained_encoder("runs/bert-base")  # doctest: +SKIP
-    >>> load_pretrained_preprocessor("xlm-roberta-base/", sequence_length=256).packing_style  # doctest: +SKIP
-    'roberta'
+    >>> encoder = load_pretrained_encoder("runs/bert")     # a `tfbert pretrain` run
+    >>> load_pretrained_preprocessor("all-MiniLM-L6-v2/", sequence_length=256).packing_style
+    'bert'
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def load_pretrained_encoder(source: str | Path | Encoder, dtype: str | None = No
     reads, or a `.keras` file / encoder folder in a bucket (`gs://...`).
 
     Example:
-        >>> encoder = load_pretrained_encoder("runs/bert-base/encoder")  # doctest: +SKIP
+        >>> encoder = load_pretrained_encoder("runs/bert/encoder")
         >>> encoder = load_pretrained_encoder("gs://my-bucket/runs/albert_base")  # doctest: +SKIP
     """
     if isinstance(source, Encoder):
@@ -70,7 +70,7 @@ def load_pretrained_tokenizer(source: str | Path) -> "Tokenizer":
 
     Example:
         >>> tokenizer = load_pretrained_tokenizer("all-MiniLM-L6-v2/")   # WordPieceTokenizer, uncased
-        >>> tokenizer = load_pretrained_tokenizer("runs/albert_tiny")    # the run's SentencePieceTokenizer  # doctest: +SKIP
+        >>> tokenizer = load_pretrained_tokenizer("runs/bert")    # the run's tokenizer/
     """
     return artifacts.open(source).require_tokenizer()
 
@@ -79,8 +79,8 @@ def pretrained_architecture(source: str | Path) -> str | None:
     """The architecture family `source` says it is (`Artifact.family`), or None.
 
     Example:
-        >>> pretrained_architecture("runs/albert_tiny/encoder/encoder.keras")  # doctest: +SKIP
-        'albert'
+        >>> pretrained_architecture("runs/bert/encoder/encoder.keras")
+        'bert'
     """
     return artifacts.open(source).family
 
@@ -107,8 +107,10 @@ def encoder_for_tokenizer(source: str | Path, tokenizer: "Tokenizer", scratch: P
     Raises `ValueError` naming both sizes for a tokenizer that is smaller than `source`'s or changes its ids.
 
     Example:
-        >>> encoder_for_tokenizer("runs/albert_tiny", load_tokenizer("vocab_with_words/"), Path(tmp))  # doctest: +SKIP
-        PosixPath('/tmp/.../encoder.keras')
+        >>> from tfbert.text import insert_words, load_tokenizer
+        >>> grown = insert_words(load_tokenizer("runs/bert/tokenizer"), ["covid"]).tokenizer   # tfbert vocab add
+        >>> encoder_for_tokenizer("runs/bert", grown, Path("."))
+        PosixPath('encoder.keras')
     """
     from tfbert.models.resize import resize_token_embeddings
     from tfbert.text.vocabulary_growth import check_extension, old_pieces_of_added_tokens

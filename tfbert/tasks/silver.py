@@ -6,10 +6,12 @@ and written as `s1<TAB>s2<TAB>score`, the plain pair format `read_sentence_pairs
 `tfbert finetune --task embedding` read, to train the bi-encoder on gold + silver pairs.
 
 Example:
-    >>> sentences = read_sentences("sentences.txt")  # doctest: +SKIP
-    >>> pairs = bm25_pairs(sentences, neighbours=3)  # doctest: +SKIP
-    >>> scores = load_cross_encoder("runs/sts-cross").score(*pair_texts(sentences, pairs))  # doctest: +SKIP
-    >>> write_silver("silver.tsv", sentences, pairs, scores)  # doctest: +SKIP
+    >>> sentences = read_sentences("KorSTS/sts-train.tsv")
+    >>> pairs = bm25_pairs(sentences, neighbours=3)
+    >>> len(sentences), len(pairs)
+    (12, 22)
+    >>> scores = load_cross_encoder("runs/sts-cross").score(*pair_texts(sentences, pairs))  # a cross-encoder fine-tuned for minutes  # doctest: +SKIP
+    >>> write_silver("silver.tsv", sentences, pairs, scores)   # the scores above  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ def read_sentences(path: str | Path) -> list[str]:
     a sentence-pair file (KorSTS, KLUE, STS-B, JSON Lines, ...; see `read_sentence_pairs`).
 
     Example:
-        >>> sentences = read_sentences("KorSTS/sts-train.tsv")    # both columns, each sentence once  # doctest: +SKIP
+        >>> sentences = read_sentences("KorSTS/sts-train.tsv")    # both columns, each sentence once
+        >>> len(sentences)
+        12
     """
     path = Path(path)
     if not path.is_file():
@@ -136,7 +140,11 @@ def neighbour_pairs(embeddings: np.ndarray, neighbours: int = 3, block: int = 10
     """Each sentence with its `neighbours` nearest others by the cosine of `embeddings` (semantic search).
 
     Example:
-        >>> pairs = neighbour_pairs(load_text_embedder("runs/korsts").embed(sentences), neighbours=3)  # doctest: +SKIP
+        >>> from tfbert.tasks.text_models import load_text_embedder
+        >>> sentences = ["a man plays the guitar", "a man is playing a guitar", "a cat sleeps", "the cat is asleep"]
+        >>> pairs = neighbour_pairs(load_text_embedder("all-MiniLM-L6-v2/").embed(sentences), neighbours=1)
+        >>> [(int(first), int(second)) for first, second in pairs]
+        [(0, 1), (2, 3)]
     """
     vectors = unit_rows(embeddings)
     k = min(neighbours, len(vectors) - 1)

@@ -2,7 +2,9 @@
 
 Example:
     >>> dev = load_squad("v2.0", "validation")             # TFDS squad/v2.0  # doctest: +SKIP
-    >>> local = read_squad_jsonl("dev.jsonl")              # {"id", "question", "context", "answers": {...}}  # doctest: +SKIP
+    >>> local = read_squad_jsonl("dev.jsonl")              # {"id", "question", "context", "answers": {...}}
+    >>> local[0].question
+    'Who wrote Botchan?'
 """
 
 from __future__ import annotations

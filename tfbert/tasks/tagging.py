@@ -6,9 +6,10 @@ neither in the loss nor in the accuracy. Predictions come back per word from
 the first piece of each word.
 
 Example:
-    >>> features, labels, first_pieces = encode_tagged_words(  # doctest: +SKIP
-    ...     tokenizer, [["Ada", "Lovelace", "wrote"]], [[1, 2, 0]], max_length=16)
-    >>> labels["label_weights"][0, :5].tolist()          # [CLS] ada love ##lace wrote  # doctest: +SKIP
+    >>> from tfbert.text import load_tokenizer
+    >>> features, labels, first_pieces = encode_tagged_words(
+    ...     load_tokenizer("vocab/"), [["Ada", "Lovelace", "wrote"]], [[1, 2, 0]], max_length=16)
+    >>> labels["label_weights"][0, :5].tolist()          # [CLS] ada love ##lace wrote
     [0, 1, 1, 0, 1]
 """
 

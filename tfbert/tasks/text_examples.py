@@ -2,8 +2,12 @@
 
 Example:
     >>> train = load_glue("mrpc", "train")                 # TFDS glue/mrpc  # doctest: +SKIP
-    >>> dev = read_text_examples("dev.tsv", GLUE_TASKS["mrpc"].text_columns)  # doctest: +SKIP
-    >>> features = encode_texts(tokenizer, dev.texts, dev.pair_texts, max_length=128)  # doctest: +SKIP
+    >>> from tfbert.tasks.features import encode_texts
+    >>> from tfbert.text import load_tokenizer
+    >>> dev = read_text_examples("train.tsv", GLUE_TASKS["sst2"].text_columns)
+    >>> features = encode_texts(load_tokenizer("vocab/"), dev.texts, dev.pair_texts, max_length=16)
+    >>> features["token_ids"].shape
+    (4, 16)
 """
 
 from __future__ import annotations

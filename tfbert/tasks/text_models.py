@@ -9,10 +9,10 @@ cross-encoders, whether it is a model dir, a `.keras` file, an encoder folder or
 | SavedModel from `tfbert export` | `serving_default`: `text` -> `embedding` | `text`, `text_pair` -> `score` |
 
 Example:
-    >>> embedder = load_text_embedder("all-MiniLM-L6-v2/")  # doctest: +SKIP
-    >>> embedder.embed(["한국어 문장", "another sentence"]).shape  # doctest: +SKIP
+    >>> embedder = load_text_embedder("all-MiniLM-L6-v2/")
+    >>> embedder.embed(["한국어 문장", "another sentence"]).shape
     (2, 384)
-    >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # doctest: +SKIP
+    >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # fine-tuned for minutes  # doctest: +SKIP
     array([4.61], dtype=float32)
 """
 
@@ -179,8 +179,8 @@ def load_text_embedder(source: str | Path, *, pooling: str = "mean", max_length:
     artifact's length, else 128.
 
     Example:
-        >>> load_text_embedder("all-MiniLM-L6-v2/").embed(["hello"]).shape  # doctest: +SKIP
-        (1, 384)
+        >>> load_text_embedder("runs/bert").embed(["hello"]).shape      # a pretraining run, mean pooling
+        (1, 128)
     """
     path = Path(source)
     if not path.exists():
@@ -202,7 +202,7 @@ def load_cross_encoder(source: str | Path, *, max_length: int | None = None, tok
     fed by its own preprocessor (a RoBERTa cross-encoder packs pairs RoBERTa-style).
 
     Example:
-        >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # doctest: +SKIP
+        >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # fine-tuned for minutes  # doctest: +SKIP
         array([4.61], dtype=float32)
     """
     path = Path(source)

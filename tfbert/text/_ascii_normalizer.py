@@ -10,8 +10,9 @@ checked once, when the model is loaded, against `sentencepiece`'s own normalizer
 shortcut stays off and every string takes the op.
 
 Example:
-    >>> shortcut = AsciiNormalizer.for_model(proto)   # None when the model's rules differ  # doctest: +SKIP
-    >>> shortcut.normalize(tf.constant(["  Hello   world "]))  # doctest: +SKIP
+    >>> proto = open("botchan_en_unigram_1000.model", "rb").read()
+    >>> shortcut = AsciiNormalizer.for_model(proto)   # None when the model's rules differ
+    >>> shortcut.normalize(tf.constant(["  Hello   world "]))
     <tf.Tensor: ... numpy=array([b'\\xe2\\x96\\x81Hello\\xe2\\x96\\x81world'], dtype=object)>
 """
 

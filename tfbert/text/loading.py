@@ -42,7 +42,7 @@ def load_tokenizer(directory: PathLike) -> Tokenizer:
         <tf.RaggedTensor [[7592]]>
         >>> load_tokenizer("all-MiniLM-L6-v2/").vocabulary_size()   # a Hugging Face folder
         30522
-        >>> load_tokenizer("xlm-roberta-base/")     # sentencepiece.bpe.model, fairseq's ids  # doctest: +SKIP
+        >>> load_tokenizer("xlm-roberta-base/")     # sentencepiece.bpe.model, fairseq's ids (no XLM-R folder in the test assets)  # doctest: +SKIP
     """
     if not is_tfbert_tokenizer(directory) and is_huggingface_tokenizer(directory):
         return read_huggingface_tokenizer(directory)

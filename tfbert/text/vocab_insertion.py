@@ -67,8 +67,11 @@ def insert_words(tokenizer: Tokenizer, words: Sequence[str]) -> Insertion:
     """Appends `words` to a copy of `tokenizer` (WordPiece, SentencePiece or byte-level BPE).
 
     Example:
-        >>> insertion = insert_words(load_tokenizer("vocab/"), ["코로나19", "mRNA"])  # doctest: +SKIP
-        >>> insertion.tokenizer.save_assets("vocab_domain/")  # doctest: +SKIP
+        >>> from tfbert.text import load_tokenizer
+        >>> insertion = insert_words(load_tokenizer("vocab/"), ["코로나19", "mRNA"])
+        >>> len(insertion.added), insertion.tokenizer.vocabulary_size()   # one of the two words is new
+        (1, 30523)
+        >>> insertion.tokenizer.save_assets("vocab_domain/")
     """
     inserters = {WordPieceTokenizer: _insert_wordpiece, SentencePieceTokenizer: _insert_sentencepiece,
                  BytePairTokenizer: _insert_byte_pairs}

@@ -129,7 +129,9 @@ def train_wordpiece(
     """Learns a BERT WordPiece vocabulary; writes `output_dir`/vocab.txt and returns the tokenizer.
 
     Example:
-        >>> tokenizer = train_wordpiece("botchan.txt", vocab_size=2000, output_dir="/tmp/wp")  # doctest: +SKIP
+        >>> tokenizer = train_wordpiece("corpus.txt", vocab_size=500, output_dir="wordpiece/")
+        >>> tokenizer.vocabulary_size()
+        500
     """
     counts: collections.Counter[str] = collections.Counter()
     split = tf.function(lambda batch: wordpiece_tokenizer.split_words_with_offsets(
@@ -155,7 +157,9 @@ def train_sentencepiece(
     ([CLS], [SEP], [MASK]); writes `output_dir`/spiece.model and returns the tokenizer.
 
     Example:
-        >>> tokenizer = train_sentencepiece("botchan.txt", 1000, "/tmp/sp", model_type="bpe")  # doctest: +SKIP
+        >>> tokenizer = train_sentencepiece("botchan.txt", 1000, "sentencepiece/", model_type="bpe")
+        >>> tokenizer.vocabulary_size()
+        1000
     """
     if model_type not in ("unigram", "bpe"):
         raise ValueError(f"model_type must be 'unigram' or 'bpe', got {model_type!r}")
@@ -259,7 +263,9 @@ def train_byte_bpe(
     bytes, the merges, then `trailing_tokens` (<mask>). Writes vocab.json + merges.txt to `output_dir`.
 
     Example:
-        >>> tokenizer = train_byte_bpe("botchan.txt", vocab_size=1000, output_dir="/tmp/bpe")  # doctest: +SKIP
+        >>> tokenizer = train_byte_bpe("corpus.txt", vocab_size=500, output_dir="bpe/")
+        >>> tokenizer.vocabulary_size()
+        500
     """
     fixed = len(leading_tokens) + 256 + len(trailing_tokens)
     if vocab_size < fixed:
@@ -284,7 +290,7 @@ def add_tokens(vocabulary: Tokenizer | PathLike, new_tokens: Sequence[str], outp
     place unless `output_dir` is given. New BPE tokens get ids but no merges: text never produces them.
 
     Example:
-        >>> add_tokens("vocab.txt", ["[ENT]", "covid"])  # doctest: +SKIP
+        >>> add_tokens("vocab.txt", ["[ENT]", "covid"], output_dir="vocab_more/")
         30524
     """
     if isinstance(vocabulary, (WordPieceTokenizer, BytePairTokenizer)):

@@ -44,8 +44,11 @@ def old_pieces_of_added_tokens(old: Tokenizer, new: Tokenizer) -> dict[int, list
     Special pieces (`[UNK]`) are left out of the lists; an added token whose word gives none maps to `[]`.
 
     Example:
-        >>> old_pieces_of_added_tokens(old, new)     # "서울대" was "▁서울" + "대"  # doctest: +SKIP
-        {8000: [412, 77]}
+        >>> from tfbert.text import insert_words, load_tokenizer
+        >>> old = load_tokenizer("vocab/")
+        >>> new = insert_words(old, ["covid"]).tokenizer
+        >>> old_pieces_of_added_tokens(old, new)     # "covid" was "co" + "##vid"
+        {30522: [2522, 17258]}
     """
     check_extension(old, new)
     added = new.vocabulary()[old.vocabulary_size():]

@@ -112,7 +112,15 @@ class CheckpointEveryEpoch(keras.callbacks.Callback):
     `(epoch + 1) * steps_per_epoch` plus the offset of the `fit` call.
 
     Example:
-        >>> callback = CheckpointEveryEpoch(state, steps_per_epoch=1000)  # doctest: +SKIP
+        >>> import keras, numpy as np
+        >>> model = keras.Sequential([keras.layers.Dense(1)])
+        >>> model.compile(optimizer="adamw", loss="mse")
+        >>> model.build((None, 2)); model.optimizer.build(model.trainable_variables)
+        >>> state = TrainingCheckpoint("runs/a", model, model.optimizer)
+        >>> callback = CheckpointEveryEpoch(state, steps_per_epoch=2)
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, epochs=2, callbacks=[callback], verbose=0)
+        >>> state.restore()          # the global step of the newest checkpoint
+        4
     """
 
     def __init__(self, state: TrainingCheckpoint, steps_per_epoch: int, first_step: int = 0):

@@ -10,9 +10,9 @@ row the mean of the rows of the pieces the word used to split into (`grow_rows`)
 read.
 
 Example:
-    >>> source = read_source("albert-base-v2/")  # doctest: +SKIP
-    >>> model = source.spec.build_pretraining_model(source.config, ("mlm",))  # doctest: +SKIP
-    >>> initialize_from(model, source)  # doctest: +SKIP
+    >>> source = read_source("runs/bert")          # a `tfbert pretrain` run: MLM and NSP heads
+    >>> model = source.spec.build_pretraining_model(source.config, ("mlm",))
+    >>> initialize_from(model, source)
     Initialized(kept=['encoder', 'mlm_head'], created=[])
 """
 

@@ -12,9 +12,17 @@ Keras' own `TerminateOnNaN` only sets `stop_training`, after which `fit` returns
 caller saves the NaN model; this one raises instead.
 
 Example:
-    >>> model.fit(dataset, callbacks=[StopOnNonFinite(lambda: state.latest), CheckpointEveryEpoch(state, 1000)])  # doctest: +SKIP
+    >>> import numpy as np
+    >>> from tfbert.training.checkpointing import CheckpointEveryEpoch, TrainingCheckpoint
+    >>> model = keras.Sequential([keras.layers.Dense(1)])
+    >>> model.compile(optimizer="adamw", loss="mse")
+    >>> model.build((None, 2)); model.optimizer.build(model.trainable_variables)
+    >>> state = TrainingCheckpoint("runs/a", model, model.optimizer)
+    >>> x, y = np.ones((8, 2)), np.array([[1.0]] * 4 + [[np.nan]] * 4)     # a NaN label in the second epoch
+    >>> model.fit(x, y, batch_size=2, epochs=2, steps_per_epoch=2, shuffle=False, verbose=0,
+    ...           callbacks=[StopOnNonFinite(lambda: state.latest), CheckpointEveryEpoch(state, 2)])
     Traceback (most recent call last):
-    NonFiniteTrainingError: the loss became NaN at step 3; the last finite checkpoint is runs/a/ckpt-2 ...
+    tfbert.training.non_finite.NonFiniteTrainingError: the loss became NaN at step 3; the last finite checkpoint is runs/a/ckpt-2, which is kept; ...
 """
 
 from __future__ import annotations

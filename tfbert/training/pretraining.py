@@ -14,9 +14,13 @@ sentences), `xlmr` (RoBERTa's recipe with a SentencePiece vocabulary) and `xlm`
 per language, language ids in the order given; see `xlm_examples`).
 
 Example:
-    >>> from tfbert.training.pretraining import pretrain  # doctest: +SKIP
-    >>> pretrain("albert_tiny", tokenizer="vocab/", data=["corpus.txt"], model_dir="runs/albert",  # doctest: +SKIP
-    ...          steps=1000, global_batch_size=64)  # doctest: +SKIP
+    >>> from tfbert.training.pretraining import pretrain
+    >>> model = pretrain("bert_tiny", tokenizer="vocab/", data=["botchan.txt"], model_dir="runs/bert",
+    ...                  steps=2, batch_size=2, sequence_length=16, max_predictions=2, seed=0)
+    >>> type(model).__name__           # runs/bert holds this run already: the call resumes at step 2 of 2
+    'PretrainingModel'
+    >>> Path("runs/bert/encoder/encoder.keras").is_file()    # with checkpoints, config.yaml, tokenizer/
+    True
 """
 
 from __future__ import annotations
@@ -84,8 +88,10 @@ def documents_from(data: str | Sequence[str] | tf.data.Dataset) -> tf.data.Datas
     `.tfrecord` files of raw document strings (`tfrecord_documents`).
 
     Example:
-        >>> documents = documents_from("corpus:web")  # doctest: +SKIP
-        >>> held_out, train = documents.take(20), documents.skip(20)  # doctest: +SKIP
+        >>> documents = documents_from("corpus:web")
+        >>> held_out, train = documents.take(20), documents.skip(20)
+        >>> next(iter(held_out))[0].numpy()     # a chapter of the bundled World English Bible, a line per sentence
+        b'In the beginning, God created the heavens and the earth.'
     """
     if isinstance(data, tf.data.Dataset):
         return data
@@ -155,8 +161,12 @@ def line_by_line_examples(
     """`(inputs, labels)` batches with one example per text line (`line_by_line_dataset`), for MLM-only runs.
 
     Example:
-        >>> batches = line_by_line_examples(config, tokenizer, text_lines("lines.txt"), batch_size=32,  # doctest: +SKIP
-        ...                                 objectives=("mlm",))  # doctest: +SKIP
+        >>> from tfbert.text import load_tokenizer
+        >>> batches = line_by_line_examples(load_config("bert_tiny"), load_tokenizer("vocab/"), lines_from("corpus.txt"),
+        ...                                 batch_size=32, sequence_length=16, max_predictions=2, objectives=("mlm",))
+        >>> inputs, labels = next(iter(batches))
+        >>> tuple(inputs["token_ids"].shape), tuple(labels)
+        ((32, 16), ('masked_ids', 'masked_weights'))
     """
     preprocessor = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions)
     examples = line_by_line_dataset(lines, tokenizer.tokenize, packer=preprocessor.packer, masker=preprocessor.masker,
@@ -168,7 +178,8 @@ def lines_from(data: str | Sequence[str] | tf.data.Dataset) -> tf.data.Dataset:
     """The lines of `data` for `--line-by-line`: text files (`.gz` too, glob patterns) or a dataset of strings.
 
     Example:
-        >>> lines = lines_from(["notes.txt"])  # doctest: +SKIP
+        >>> next(iter(lines_from(["corpus.txt"]))).numpy()
+        b"\xef\xbb\xbfProject Gutenberg's Botchan (Master Darling), by Kin-nosuke Natsume"
     """
     if isinstance(data, tf.data.Dataset):
         return data

@@ -10,7 +10,7 @@ names, and an `encoder.keras` that is not a complete file.
 Written by hand: TensorFlow's checkpoints are already atomic (see `checkpointing`), but nothing in
 TensorFlow or Keras compares or installs the small files around them.
 
-    >>> install_run_assets("/tmp/staged", "runs/a")   # ValueError if runs/a holds another config  # doctest: +SKIP
+    >>> install_run_assets("/tmp/staged", "runs/a")   # ValueError if runs/a holds another config; moves files out of a staged copy  # doctest: +SKIP
     >>> remove_interrupted_writes("runs/a")
     []
 """

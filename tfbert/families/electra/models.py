@@ -149,10 +149,12 @@ class ElectraPretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.
     and `rtd_recall` (of the replaced class).
 
     Example:
-        >>> model = ElectraPretrainingModel(load_config("electra_small"), seed=0)  # doctest: +SKIP
-        >>> model.compile(optimizer="adamw")  # doctest: +SKIP
-        >>> model.fit(dataset)                        # (inputs, labels) dicts  # doctest: +SKIP
-        >>> model.save_encoder("discriminator.keras")  # for fine-tuning and export  # doctest: +SKIP
+        >>> from tfbert.config import load_config
+        >>> model = ElectraPretrainingModel(load_config("electra_small"), seed=0)
+        >>> model.compile(optimizer="adamw")
+        >>> model.fit(dataset)   # (inputs, labels) dicts; traces a train step: ~10 s of CPU, tests/conformance trains each family  # doctest: +SKIP
+        >>> model.save_encoder("electra/")        # the discriminator, for fine-tuning and export
+        'electra/encoder.keras'
     """
 
     config_arguments = ("rtd_weight", "seed")

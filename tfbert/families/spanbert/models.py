@@ -110,7 +110,7 @@ class SpanBertPretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras
     `mlm_loss`, `mlm_accuracy`, `sbo_loss`, `sbo_accuracy`.
 
     Example:
-        >>> model = SpanBertPretrainingModel(load_config("spanbert_base"))  # doctest: +SKIP
+        >>> model = SpanBertPretrainingModel(load_config("spanbert_base"))   # a base-size model  # doctest: +SKIP
         >>> model.compile(optimizer="adamw")  # doctest: +SKIP
         >>> model.fit(dataset)  # doctest: +SKIP
     """

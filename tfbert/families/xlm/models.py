@@ -89,9 +89,10 @@ class XLMPretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Mode
     `lm_logits` `[batch, length, vocab]`; metrics `clm_loss`, `clm_accuracy`.
 
     Example:
-        >>> model = XLMPretrainingModel(load_config("xlm_mlm_enfr_1024"), objective="mlm")  # doctest: +SKIP
-        >>> model.compile(optimizer="adam")  # doctest: +SKIP
-        >>> model.fit(dataset)  # doctest: +SKIP
+        >>> from tfbert.config import load_config
+        >>> model = XLMPretrainingModel(load_config("xlm_tiny"), objective="mlm")     # or xlm_mlm_enfr_1024
+        >>> model.compile(optimizer="adam")
+        >>> model.fit(dataset)   # (inputs, labels) dicts; traces a train step: ~10 s of CPU, tests/conformance trains each family  # doctest: +SKIP
     """
 
     config_arguments = ("objective",)

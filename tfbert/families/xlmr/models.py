@@ -17,7 +17,7 @@ class XLMRobertaPretrainingModel(PretrainingModel):
     it accepts `xlmr` configs only (`tfbert.architectures`).
 
     Example:
-        >>> model = XLMRobertaPretrainingModel(load_config("xlmr_base"))  # doctest: +SKIP
+        >>> model = XLMRobertaPretrainingModel(load_config("xlmr_base"))   # 280M parameters  # doctest: +SKIP
         >>> model.compile(optimizer="adamw")  # doctest: +SKIP
         >>> model.fit(dataset)  # doctest: +SKIP
     """

@@ -24,7 +24,9 @@ class Pooling(keras.layers.Layer):
     on the right).
 
     Example:
-        >>> Pooling("mean")(sequence_output, padding_mask)   # [batch, hidden], float32  # doctest: +SKIP
+        >>> sequence_output, padding_mask = keras.random.normal((2, 16, 128)), ops.ones((2, 16), "int32")
+        >>> tuple(Pooling("mean")(sequence_output, padding_mask).shape)   # [batch, hidden], float32
+        (2, 128)
     """
 
     def __init__(self, mode: str = "mean", **kwargs):
@@ -98,7 +100,12 @@ def pooled_dense_head(encoder, inputs: dict, units: int, dropout_rate: float | N
     `dropout_rate=None` takes the encoder's; the result is float32.
 
     Example:
-        >>> logits = pooled_dense_head(encoder, inputs, 3, None, "pooler", "float32", "classifier")  # doctest: +SKIP
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> encoder = load_pretrained_encoder("runs/bert")
+        >>> inputs = {name: keras.Input((16,), dtype="int32", name=name) for name in ("token_ids", "segment_ids", "padding_mask")}
+        >>> logits = pooled_dense_head(encoder, inputs, 3, None, "pooler", "float32", "classifier")
+        >>> tuple(logits.shape)
+        (None, 3)
     """
     if pooling not in HEAD_POOLING:
         raise ValueError(f"unknown pooling {pooling!r}; expected one of {', '.join(HEAD_POOLING)}")

@@ -23,8 +23,13 @@ class MultipleChoice(TaskModel):
     choices; metrics: `loss`, `accuracy`.
 
     Example:
-        >>> model = MultipleChoice(encoder)  # doctest: +SKIP
-        >>> model.fit(features, answers, batch_size=8)   # features["token_ids"]: [examples, 4, 128]  # doctest: +SKIP
+        >>> import numpy as np
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> model = MultipleChoice(load_pretrained_encoder("runs/bert"))
+        >>> features = {"token_ids": np.full((2, 4, 16), 7592), "padding_mask": np.ones((2, 4, 16), "int32"),
+        ...             "segment_ids": np.zeros((2, 4, 16), "int32")}   # [examples, choices, length]
+        >>> tuple(model(features)["logits"].shape)       # model.fit(features, answers) trains it
+        (2, 4)
     """
 
     def __init__(self, encoder: EncoderLike, dropout_rate: float | None = None, pooling: str = "pooler",

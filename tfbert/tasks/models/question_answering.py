@@ -23,8 +23,14 @@ class SpanExtractor(TaskModel):
     `tfbert.tasks.question_answering.decode_answers`.
 
     Example:
-        >>> model = SpanExtractor(load_huggingface("bert-base-uncased/"))  # doctest: +SKIP
-        >>> model.fit(features, {"start_positions": starts, "end_positions": ends}, batch_size=32)  # doctest: +SKIP
+        >>> import numpy as np
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> model = SpanExtractor(load_pretrained_encoder("runs/bert"))
+        >>> features = {"token_ids": np.full((2, 16), 7592), "padding_mask": np.ones((2, 16), "int32"),
+        ...             "segment_ids": np.zeros((2, 16), "int32")}
+        >>> logits = model(features)    # model.fit(features, {"start_positions": ..., "end_positions": ...}) trains it
+        >>> tuple(logits["start_logits"].shape), tuple(logits["end_logits"].shape)
+        ((2, 16), (2, 16))
     """
 
     def __init__(self, encoder: EncoderLike, dtype: str | None = None, **kwargs):

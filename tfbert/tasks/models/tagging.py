@@ -21,8 +21,15 @@ class TokenClassifier(TaskModel):
     cross-entropy averaged over weighted tokens; metrics: `loss`, `accuracy`.
 
     Example:
-        >>> model = TokenClassifier(encoder, num_tags=len(tag_names))  # doctest: +SKIP
-        >>> model.fit(features, {"labels": tags, "label_weights": first_piece}, batch_size=16)  # doctest: +SKIP
+        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> from tfbert.tasks.tagging import encode_tagged_words
+        >>> from tfbert.text import load_tokenizer
+        >>> tag_names = ["O", "B-PER", "I-PER"]
+        >>> features, labels, first_pieces = encode_tagged_words(
+        ...     load_tokenizer("runs/bert/tokenizer"), [["Ada", "Lovelace", "wrote"]], [[1, 2, 0]], max_length=16)
+        >>> model = TokenClassifier(load_pretrained_encoder("runs/bert"), num_tags=len(tag_names))
+        >>> tuple(model(features)["logits"].shape)     # model.fit(features, labels) trains it
+        (1, 16, 3)
     """
 
     def __init__(self, encoder: EncoderLike, num_tags: int, dropout_rate: float | None = None,

@@ -27,9 +27,9 @@ import tensorflow_hub as hub  # noqa: E402
 import tensorflow_text  # noqa: E402,F401  (registers the tokenizer ops)
 import tf_keras  # noqa: E402
 
-# tf.data's default rewrites (map fusion and the like) rebuild every function the map reaches, the
-# preprocess SavedModel's whole library among them, each time Model.fit makes an iterator: about 25
-# CPU-seconds per pair here, for an input of two batches that they cannot speed up.
+# tf.data's default rewrites (map fusion and the like) rebuild the functions the map reaches, the
+# preprocess SavedModel's among them, each time Model.fit makes an iterator under the strategy: about
+# 50 CPU-seconds for the SentencePiece pair (a few for the others), for two batches they cannot speed up.
 NO_REWRITES = tf.data.Options()
 NO_REWRITES.experimental_optimization.apply_default_optimizations = False
 

@@ -119,20 +119,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         pipelines = pipeline_rows(checkpoint, directory, texts, args.xla_max_batch)
         encoders = encoder_rows(checkpoint, directory)
-    load_after = " ".join(f"{value:.2f}" for value in os.getloadavg())
-    lines = header + [f"Load average after: {load_after}.", "",
-                      f"Command: `{' '.join(['python', 'benchmarks/serving_breakdown.py'] + sys.argv[1:])}`", "",
-                      "Pipelines, strings in, embeddings out (CPU ms per call, one thread):", "",
-                      "| system | batch 1 | of which tokenizing | batch 32 | sentences per CPU-second at batch 32 |",
-                      "|---|---:|---:|---:|---:|", *pipelines, "",
-                      "The bare encoder on ids (CPU ms per call, one thread):", "",
-                      "| batch x length | TF graph | TF XLA | TF Lite | ORT | graph / ORT | XLA / ORT | Lite / ORT |",
-                      "|---|---:|---:|---:|---:|---:|---:|---:|", *encoders]
-    print("\n".join(lines))
-    if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text("# Serving: where the time goes (one thread, CPU time)\n\n" + "\n".join(lines) + "\n",
-                               encoding="utf-8")
+    serving_ort.report("Serving: where the time goes (one thread, CPU time)", header, [
+        "Pipelines, strings in, embeddings out (CPU ms per call, one thread):", "",
+        "| system | batch 1 | of which tokenizing | batch 32 | sentences per CPU-second at batch 32 |",
+        "|---|---:|---:|---:|---:|", *pipelines, "",
+        "The bare encoder on ids (CPU ms per call, one thread):", "",
+        "| batch x length | TF graph | TF XLA | TF Lite | ORT | graph / ORT | XLA / ORT | Lite / ORT |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|", *encoders], args.output)
 
 
 if __name__ == "__main__":

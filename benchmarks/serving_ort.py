@@ -276,15 +276,20 @@ def main() -> None:
             for name, embed in systems.items():
                 results[name].append(measure_round(embed, texts, args.requests, args.seconds,
                                                    round_index * args.requests))
+    report("Serving: tfbert SavedModel vs ONNX Runtime", header, table(results, differences) + [""] + details(results),
+           args.output)
+
+
+def report(title: str, header: list[str], body: list[str], output: Path | None) -> None:
+    """Prints the machine `header`, the load now, the command and `body`; also writes them under `# title` to
+    `output` where given."""
     load_after = " ".join(f"{value:.2f}" for value in os.getloadavg())
     lines = header + [f"Load average after: {load_after}.", "",
-                      f"Command: `{' '.join(['python', 'benchmarks/serving_ort.py'] + sys.argv[1:])}`", ""]
-    lines += table(results, differences) + [""] + details(results)
-    print("\n".join(lines))
-    if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text("# Serving: tfbert SavedModel vs ONNX Runtime\n\n" + "\n".join(lines) + "\n",
-                               encoding="utf-8")
+                      f"Command: `{' '.join(['python', 'benchmarks/' + Path(sys.argv[0]).name] + sys.argv[1:])}`", ""]
+    print("\n".join(lines + body))
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(f"# {title}\n\n" + "\n".join(lines + body) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 """`export_saved_model`: a tfbert model and its tokenizer to `saved_models/NAME/VERSION/` for TF Serving.
 
 Example:
-    >>> path = export_saved_model("runs/sst2/best.keras", "sst2", tokenizer="minilm/",  # doctest: +SKIP
-    ...                           label_names=["negative", "positive"])
-    >>> path  # doctest: +SKIP
-    PosixPath('saved_models/sst2/1')
+    >>> path = export_saved_model("runs/sst2", "sst2", output_dir="exports")   # a `tfbert finetune` folder
+    >>> path
+    PosixPath('exports/sst2/1')
+    >>> sorted(tf.saved_model.load(str(path)).signatures)
+    ['encode', 'preprocess', 'serving_default', 'tokenize']
 """
 
 from __future__ import annotations
@@ -229,9 +230,10 @@ def export_hub_pair(
     a source with a masked-LM head (a pretraining model or run) gives the encoder an `mlm` sub-object.
 
     Example:
-        >>> preprocess_dir, encoder_dir = export_hub_pair("runs/bert-base", "bert_base")  # doctest: +SKIP
-        >>> preprocess = tf.saved_model.load(str(preprocess_dir)); encoder = tf.saved_model.load(str(encoder_dir))  # doctest: +SKIP
-        >>> encoder.encode(**preprocess.preprocess(tf.constant(["hello"])))["pooled_output"]  # doctest: +SKIP
+        >>> preprocess_dir, encoder_dir = export_hub_pair("runs/bert", "bert", output_dir="exports")
+        >>> preprocess = tf.saved_model.load(str(preprocess_dir)); encoder = tf.saved_model.load(str(encoder_dir))
+        >>> encoder.encode(**preprocess.preprocess(tf.constant(["hello"])))["pooled_output"].shape
+        TensorShape([1, 128])
     """
     resolved = resolve_source(source)
     preprocessor = export_preprocessor(resolved, tokenizer, sequence_length)

@@ -13,6 +13,9 @@ same weights on the same Botchan lines (the test assets):
   BERT fusions (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu), an
   `InferenceSession` at graph optimisation level ALL, Hugging Face `tokenizers` (truncate to 128, pad to
   the batch's longest), mean pooling and L2 normalisation in NumPy.
+- tfbert with TensorFlow Lite: the default export's `preprocess` signature, then the same `SentenceEmbedder`
+  (encoder, mean pooling, unit length) converted to TensorFlow Lite and run by XNNPACK on the batch cut to its
+  longest text: what a TF Lite encoder export would serve (not what a strings-in SavedModel can run).
 
 Both get the same threads (`--threads`, by default every core this process may run on): TensorFlow's
 intra-op and inter-op pools, ONNX Runtime's intra-op pool (sequential execution). Pin the process with
@@ -71,6 +74,47 @@ def tfbert_embedder(checkpoint: Path, directory: str, xla_max_batch: int | None 
         return signatures["serving_default"](text=tf.constant(texts))["embedding"].numpy()
 
     embed.tokenize = lambda texts: signatures["preprocess"](text=tf.constant(texts))["input_word_ids"].numpy()
+    embed.preprocess = signatures["preprocess"]
+    return embed
+
+
+def tflite_embedder(checkpoint: Path, preprocess, threads: int):
+    """Strings -> unit-length embeddings: an export's `preprocess` signature (tokenizing and packing, in
+    TensorFlow), the batch cut to its longest text, then the same `SentenceEmbedder` converted to TensorFlow Lite
+    (builtin ops, open batch and length) and run by its XNNPACK delegate on `threads` threads."""
+    import tensorflow as tf
+
+    from tfbert.convert.huggingface import load_huggingface
+    from tfbert.tasks.models import SentenceEmbedder
+
+    model = SentenceEmbedder(load_huggingface(checkpoint), pooling="mean", normalize=True)
+    names = ("token_ids", "segment_ids", "padding_mask")
+    function = tf.function(lambda *ids: model(dict(zip(names, ids)), training=False)["embedding"], autograph=False)
+    concrete = function.get_concrete_function(*[tf.TensorSpec([None, None], tf.int32, name=name) for name in names])
+    interpreter = tf.lite.Interpreter(
+        model_content=tf.lite.TFLiteConverter.from_concrete_functions([concrete], function).convert(),
+        num_threads=threads)
+    indexes = [next(detail["index"] for detail in interpreter.get_input_details() if name in detail["name"])
+               for name in names]
+    allocated = {"shape": None}
+
+    def embed(texts):
+        packed = preprocess(text=tf.constant(texts))
+        mask = packed["input_mask"].numpy()
+        length = int(mask.sum(axis=1).max())
+        arrays = [packed["input_word_ids"].numpy()[:, :length], packed["input_type_ids"].numpy()[:, :length],
+                  mask[:, :length]]
+        if allocated["shape"] != arrays[0].shape:
+            for index, array in zip(indexes, arrays):
+                interpreter.resize_tensor_input(index, array.shape)
+            interpreter.allocate_tensors()
+            allocated["shape"] = arrays[0].shape
+        for index, array in zip(indexes, arrays):
+            interpreter.set_tensor(index, array)
+        interpreter.invoke()
+        return interpreter.get_tensor(interpreter.get_output_details()[0]["index"])
+
+    embed.tokenize = lambda texts: preprocess(text=tf.constant(texts))["input_word_ids"].numpy()
     return embed
 
 
@@ -199,7 +243,7 @@ def machine_lines(threads: int) -> list[str]:
     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
     return [f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {cpu}, {os.cpu_count()} cores, "
             f"this process pinned to {len(os.sched_getaffinity(0))} "
-            f"(shared with other engineers' jobs: the load average counts them).",
+            f"(the load average below counts whatever else ran).",
             f"Threads: {threads} for each system (TensorFlow intra-op and inter-op, onnxruntime intra-op, sequential).",
             f"Versions: TensorFlow {tf.__version__}, onnxruntime {onnxruntime.__version__}, torch {torch.__version__}.",
             f"Load average (1, 5, 15 min) before: {load}."]
@@ -263,9 +307,12 @@ def main() -> None:
     checkpoint = minilm_folder()
     texts = botchan_lines(4096)
     with tempfile.TemporaryDirectory() as directory:
-        systems = {"tfbert SavedModel (strings in), default export": tfbert_embedder(checkpoint, directory),
+        default = tfbert_embedder(checkpoint, directory)
+        systems = {"tfbert SavedModel (strings in), default export": default,
                    f"tfbert SavedModel (strings in), xla_max_batch={args.xla_max_batch}":
                        tfbert_embedder(checkpoint, directory, args.xla_max_batch),
+                   "tfbert preprocess signature + TF Lite encoder (XNNPACK)":
+                       tflite_embedder(checkpoint, default.preprocess, args.threads),
                    ORT: ort_embedder(checkpoint, directory, args.threads)}
         reference = sentence_transformer(checkpoint, SEQUENCE_LENGTH).encode(texts[:64], convert_to_numpy=True)
         differences = {name: float(np.abs(embed(texts[:64]) - reference).max()) for name, embed in systems.items()}

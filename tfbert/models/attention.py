@@ -20,7 +20,9 @@ MASKED_SCORE = -1e9
 
 def attention_bias(padding_mask, causal: bool = False):
     """Additive float32 bias `[batch, 1, query, key]` (or `[batch, 1, 1, key]`) from a `[batch, key]` mask."""
-    keep = ops.cast(padding_mask, "float32")[:, None, None, :]
+    # expand_dims rather than [:, None, None, :]: TensorFlow Lite has no builtin for a strided slice that adds
+    # axes to a tensor of unknown shape, so an encoder with dynamic shapes would not convert.
+    keep = ops.expand_dims(ops.expand_dims(ops.cast(padding_mask, "float32"), 1), 1)
     if causal:
         # Built from the mask rather than ops.ones((length, length)): the length is unknown
         # (None) while a functional model is being built.

@@ -40,14 +40,15 @@ class Pooling(keras.layers.Layer):
         if self.mode == "cls":
             return sequence[:, 0, :]
         if self.mode == "max":
-            keep = ops.cast(padding_mask, "bool")[:, :, None]
+            keep = ops.expand_dims(ops.cast(padding_mask, "bool"), -1)
             return ops.max(ops.where(keep, sequence, NEGATIVE_LOGIT), axis=1)
-        weights = ops.cast(padding_mask, "float32")[:, :, None]
+        # expand_dims, not [:, :, None]: TensorFlow Lite converts it at open shapes (tests/models/test_tflite_conversion.py)
+        weights = ops.expand_dims(ops.cast(padding_mask, "float32"), -1)
         if self.mode == "lasttoken":
             last = ops.maximum(ops.cast(ops.sum(weights, axis=1), "int32") - 1, 0)
-            return ops.take_along_axis(sequence, last[:, :, None], axis=1)[:, 0, :]
+            return ops.take_along_axis(sequence, ops.expand_dims(last, -1), axis=1)[:, 0, :]
         if self.mode == "weightedmean":
-            weights = weights * ops.arange(1, ops.shape(sequence)[1] + 1, dtype="float32")[None, :, None]
+            weights = weights * ops.reshape(ops.arange(1, ops.shape(sequence)[1] + 1, dtype="float32"), (1, -1, 1))
         total = ops.sum(sequence * weights, axis=1)
         count = ops.maximum(ops.sum(weights, axis=1), 1e-9)
         return total / (ops.sqrt(count) if self.mode == "mean_sqrt_len_tokens" else count)

@@ -61,18 +61,13 @@ def pipeline_rows(checkpoint: Path, directory: str, texts: list[str], xla_max_ba
     return rows
 
 
-def tflite_call(function, ids: dict) -> Callable[[], None]:
-    """`function` (TensorFlow, ids -> sequence output) converted to TensorFlow Lite at the shapes of `ids`: a
-    call of the interpreter on them."""
-    import tensorflow as tf
-
-    specs = {name: tf.TensorSpec(value.shape, value.dtype, name=name) for name, value in ids.items()}
-    converter = tf.lite.TFLiteConverter.from_concrete_functions([function.get_concrete_function(specs)], function)
-    interpreter = tf.lite.Interpreter(model_content=converter.convert(), num_threads=1)
+def tflite_call(encoder, ids: dict) -> Callable[[], None]:
+    """`encoder` converted to TensorFlow Lite at the shapes of `ids`: a call of the interpreter on them."""
+    shape = list(ids["token_ids"].shape)
+    interpreter, indexes = serving_ort.tflite_interpreter(encoder, "sequence_output", shape, threads=1)
     interpreter.allocate_tensors()
-    for detail in interpreter.get_input_details():
-        interpreter.set_tensor(detail["index"], next(value.numpy() for name, value in ids.items()
-                                                     if name in detail["name"]))
+    for name, index in zip(serving_ort.ENCODER_INPUTS, indexes):
+        interpreter.set_tensor(index, ids[name].numpy())
     return interpreter.invoke
 
 
@@ -101,7 +96,7 @@ def encoder_rows(checkpoint: Path, directory: str) -> list[str]:
                     "token_type_ids": np.zeros([batch, length], np.int64)}
         repeats = 100 if batch == 1 else 5
         times = [cpu_ms(lambda ids=ids: graph(ids), repeats), cpu_ms(lambda ids=ids: xla(ids), repeats),
-                 cpu_ms(tflite_call(graph, ids), repeats),
+                 cpu_ms(tflite_call(encoder, ids), repeats),
                  cpu_ms(lambda onnx_ids=onnx_ids: session.run(None, onnx_ids), repeats)]
         rows.append(f"| {batch} x {length} | " + " | ".join(f"{value:.2f}" for value in times) + " | "
                     + " | ".join(f"{value / times[-1]:.2f}x" for value in times[:-1]) + " |")

@@ -78,6 +78,25 @@ def tfbert_embedder(checkpoint: Path, directory: str, xla_max_batch: int | None 
     return embed
 
 
+ENCODER_INPUTS = ("token_ids", "segment_ids", "padding_mask")
+
+
+def tflite_interpreter(model, output: str, shape: list[int | None], threads: int):
+    """`model`'s `output` on int32 `ENCODER_INPUTS` of `shape` (None: open), converted to TensorFlow Lite
+    (builtin ops): `(interpreter on threads threads, the inputs' tensor indexes in ENCODER_INPUTS order)`."""
+    import tensorflow as tf
+
+    function = tf.function(lambda *ids: model(dict(zip(ENCODER_INPUTS, ids)), training=False)[output],
+                           autograph=False)
+    concrete = function.get_concrete_function(*[tf.TensorSpec(shape, tf.int32, name=name) for name in ENCODER_INPUTS])
+    interpreter = tf.lite.Interpreter(
+        model_content=tf.lite.TFLiteConverter.from_concrete_functions([concrete], function).convert(),
+        num_threads=threads)
+    indexes = [next(detail["index"] for detail in interpreter.get_input_details() if name in detail["name"])
+               for name in ENCODER_INPUTS]
+    return interpreter, indexes
+
+
 def tflite_embedder(checkpoint: Path, preprocess, threads: int):
     """Strings -> unit-length embeddings: an export's `preprocess` signature (tokenizing and packing, in
     TensorFlow), the batch cut to its longest text, then the same `SentenceEmbedder` converted to TensorFlow Lite
@@ -88,14 +107,7 @@ def tflite_embedder(checkpoint: Path, preprocess, threads: int):
     from tfbert.tasks.models import SentenceEmbedder
 
     model = SentenceEmbedder(load_huggingface(checkpoint), pooling="mean", normalize=True)
-    names = ("token_ids", "segment_ids", "padding_mask")
-    function = tf.function(lambda *ids: model(dict(zip(names, ids)), training=False)["embedding"], autograph=False)
-    concrete = function.get_concrete_function(*[tf.TensorSpec([None, None], tf.int32, name=name) for name in names])
-    interpreter = tf.lite.Interpreter(
-        model_content=tf.lite.TFLiteConverter.from_concrete_functions([concrete], function).convert(),
-        num_threads=threads)
-    indexes = [next(detail["index"] for detail in interpreter.get_input_details() if name in detail["name"])
-               for name in names]
+    interpreter, indexes = tflite_interpreter(model, "embedding", [None, None], threads)
     allocated = {"shape": None}
 
     def embed(texts):

@@ -17,8 +17,9 @@ from collections.abc import Iterator
 
 from tfbert.data.text_decoding import LineDecoder
 
-# The file is read in blocks of whole lines this large: decoding a block at once is about twenty times faster
-# than decoding each line, and a bad block is decoded again line by line to name the line.
+# The file is read in blocks of whole lines this large: decoding a block at once is several times faster than
+# decoding each line (1 GB of Korean text: 6 s against 28 s, on a loaded 2-core machine), and a bad block is
+# decoded again line by line to name the line.
 BLOCK_BYTES = 1 << 22
 # Files that passed the strict check, by (path, size, modification time): the command and the library it calls
 # both check a corpus, and a 100 GB corpus should be read once.

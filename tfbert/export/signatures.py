@@ -140,10 +140,8 @@ def grpc_predict_request(inputs: StringColumns, model_name: str, signature_name:
 
     _check_columns(inputs)
     request = predict_pb2.PredictRequest()
-    request.model_spec.name = model_name
+    name_model(request.model_spec, model_name, version)
     request.model_spec.signature_name = signature_name
-    if version is not None:
-        request.model_spec.version.value = version
     for name, values in inputs.items():
         request.inputs[name].CopyFrom(tf.make_tensor_proto(np.array(_utf8(values), dtype=object)))
     return request
@@ -152,6 +150,23 @@ def grpc_predict_request(inputs: StringColumns, model_name: str, signature_name:
 def _utf8(values):
     return [_utf8(value) if isinstance(value, (list, tuple)) else
             value.encode("utf-8") if isinstance(value, str) else bytes(value) for value in values]
+
+
+def name_model(model_spec, model_name: str, version: int | None = None) -> None:
+    """Fills a request's `model_spec` (TF Serving's `ModelSpec`): the model, and `version` (else its latest)."""
+    model_spec.name = model_name
+    if version is not None:
+        model_spec.version.value = version
+
+
+def host_port(address: str, scheme: str) -> str:
+    """`HOST:PORT` from an address given as `HOST:PORT` or `SCHEME://HOST:PORT[/]`.
+
+    Example:
+        >>> host_port("http://localhost:8501/", "http"), host_port("localhost:8500", "grpc")
+        ('localhost:8501', 'localhost:8500')
+    """
+    return address.removeprefix(f"{scheme}://").rstrip("/")
 
 
 def _http(url: str, address: str, body: dict | None = None, timeout: float = 30.0) -> dict:
@@ -195,8 +210,7 @@ def rest_model_url(address: str, model_name: str, version: int | None = None) ->
         >>> rest_model_url("localhost:8501", "sst2", version=2)
         'http://localhost:8501/v1/models/sst2/versions/2'
     """
-    address = address.removeprefix("http://").rstrip("/")
-    return f"http://{address}/v1/models/{model_name}" + ("" if version is None else f"/versions/{version}")
+    return f"http://{host_port(address, 'http')}/v1/models/{model_name}" + ("" if version is None else f"/versions/{version}")
 
 
 def post_rest(body: dict, model_name: str, address: str = "localhost:8501", timeout: float = 30.0,
@@ -207,7 +221,7 @@ def post_rest(body: dict, model_name: str, address: str = "localhost:8501", time
     `address` is `host:port` or `http://host:port`. Raises ConnectionError with one line (see `_http`).
     """
     return _http(rest_model_url(address, model_name, version) + ":predict",
-                 address.removeprefix("http://").rstrip("/"), body, timeout)
+                 host_port(address, "http"), body, timeout)
 
 
 def grpc_failure(error, address: str) -> ConnectionError:
@@ -231,7 +245,7 @@ def call_grpc(request, address: str = "localhost:8500", timeout: float = 30.0, m
     import grpc
     from tensorflow_serving.apis import prediction_service_pb2_grpc
 
-    address = address.removeprefix("grpc://").rstrip("/")
+    address = host_port(address, "grpc")
     try:
         with grpc.insecure_channel(address) as channel:
             stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
@@ -281,7 +295,7 @@ class RestServer:
         if body_format not in REST_FORMATS:
             raise ValueError(f"body_format {body_format!r}: use one of {', '.join(REST_FORMATS)}")
         self.model_name, self.body_format, self.timeout, self.version = model_name, body_format, timeout, version
-        self.address = address.removeprefix("http://").rstrip("/")
+        self.address = host_port(address, "http")
 
     @property
     def label(self) -> str:
@@ -336,7 +350,7 @@ class GrpcServer:
     def __init__(self, model_name: str, address: str = "localhost:8500", timeout: float = 30.0,
                  version: int | None = None):
         self.model_name, self.timeout, self.version = model_name, timeout, version
-        self.address = address.removeprefix("grpc://").rstrip("/")
+        self.address = host_port(address, "grpc")
 
     @property
     def label(self) -> str:
@@ -347,9 +361,7 @@ class GrpcServer:
         from tensorflow_serving.apis import get_model_metadata_pb2
 
         request = get_model_metadata_pb2.GetModelMetadataRequest()
-        request.model_spec.name = self.model_name
-        if self.version is not None:
-            request.model_spec.version.value = self.version
+        name_model(request.model_spec, self.model_name, self.version)
         request.metadata_field.append("signature_def")
         response = call_grpc(request, self.address, self.timeout, "GetModelMetadata")
         definitions = get_model_metadata_pb2.SignatureDefMap()

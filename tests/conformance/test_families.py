@@ -117,9 +117,6 @@ def test_huggingface_checkpoint_converts_in_with_transformers_outputs(config, tm
 
 
 def test_encoder_converts_out_to_transformers_and_back_with_its_outputs(config, tmp_path):
-    entry = _huggingface_format(config)
-    if not entry.class_prefix:
-        pytest.skip(f"{config.architecture} is not written as Hugging Face folders yet")
     import transformers
 
     from tfbert.convert.huggingface import load_huggingface

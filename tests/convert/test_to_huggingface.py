@@ -37,6 +37,9 @@ def _hf_pretraining_models():
         "electra": lambda: (transformers.ElectraForPreTraining(transformers.ElectraConfig(**electra)),
                             transformers.ElectraForMaskedLM(transformers.ElectraConfig(
                                 **dict(electra, hidden_size=8, num_attention_heads=2, intermediate_size=16)))),
+        "deberta": lambda: transformers.DebertaV2ForMaskedLM(transformers.DebertaV2Config(
+            **SMALL, relative_attention=True, pos_att_type=["p2c", "c2p"], position_biased_input=False,
+            position_buckets=8, max_relative_positions=64, share_att_key=True, norm_rel_ebd="layer_norm")),
     }
 
 
@@ -57,7 +60,7 @@ def _tensors(folder):
     return safetensors_numpy.load_file(str(folder / "model.safetensors"))
 
 
-@pytest.mark.parametrize("architecture", ["bert", "albert", "roberta", "xlmr", "xlm", "electra"])
+@pytest.mark.parametrize("architecture", ["bert", "albert", "roberta", "xlmr", "xlm", "electra", "deberta"])
 def test_a_checkpoint_read_and_written_again_is_equal_bit_for_bit_and_loads_without_missing_weights(
         tmp_path, architecture):
     originals = _save_reference(architecture, tmp_path / "original")
@@ -170,7 +173,8 @@ def _task_model(kind, encoder):
 
 
 @pytest.mark.parametrize("kind, architecture", [("tokens", "bert"), ("tokens", "electra"), ("span", "roberta"),
-                                                ("span", "xlm"), ("choice", "albert")])
+                                                ("span", "xlm"), ("choice", "albert"), ("tokens", "deberta"),
+                                                ("span", "deberta")])
 def test_token_span_and_choice_heads_load_in_their_automodel_classes_with_their_outputs(tmp_path, kind, architecture):
     model = _task_model(kind, Encoder(_encoder_config(architecture), name="encoder"))
     ids, mask, segments = _batch(2)

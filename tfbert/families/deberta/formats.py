@@ -107,6 +107,9 @@ def deberta_head_weights(model) -> Iterator[Assignment]:
 HUGGINGFACE = HuggingFaceFormat(
     model_type="deberta-v2",
     prefix="deberta",
+    class_prefix="DebertaV2",
+    pretraining_class="DebertaV2ForMaskedLM",
+    pretraining_pooler=False,
     read_config=read_deberta_config,
     write_config=write_deberta_config,
     encoder_weights=deberta_encoder_weights,

@@ -117,6 +117,7 @@ def test_huggingface_checkpoint_converts_in_with_transformers_outputs(config, tm
 
 
 def test_encoder_converts_out_to_transformers_and_back_with_its_outputs(config, tmp_path):
+    _huggingface_format(config)
     import transformers
 
     from tfbert.convert.huggingface import load_huggingface

@@ -295,6 +295,9 @@ def consume_export_tflite_and_predict(work: Workspace, path: Path) -> None:
     predictions = work.root / "lite_embeddings.npy"
     _run("predict", folder, "--output", predictions, "--threads", "1", *TEXTS)
     np.testing.assert_allclose(np.load(predictions), work.st_embeddings(), atol=2e-5)
+    from tfbert.tasks import load_text_embedder   # what evaluate, augment and distill --teacher read
+
+    np.testing.assert_allclose(load_text_embedder(folder).embed(TEXTS), work.st_embeddings(), atol=2e-5)
 
 
 def consume_export_pretraining_run(work: Workspace, path: Path) -> None:

@@ -4,8 +4,8 @@ Each module's examples run in a temporary working folder that holds, under the n
 test assets (`EXAMPLE_FILES`: `vocab.txt`, a SentencePiece model, GPT-2's BPE, the `all-MiniLM-L6-v2/` folder, a
 corpus) and what tfbert's commands make of them (`EXAMPLE_RUNS`: a two-step `bert_tiny` pretraining run, a
 classifier fine-tuned from it, their SavedModels and the classifier's TF Lite export), built once per test session
-on tiny settings (sequence length 16) and linked into each folder. Examples that need what a test machine lacks (a server, a GPU, the network,
-minutes of training, a full-size checkpoint) carry `# doctest: +SKIP`; everything else runs here.
+on tiny settings (sequence length 16) and linked into each folder. Examples that need what a test machine lacks (a
+server, a GPU, the network, minutes of training, a full-size checkpoint) carry `# doctest: +SKIP`; everything else runs here.
 """
 
 import doctest

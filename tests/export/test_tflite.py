@@ -3,6 +3,8 @@ give the records of their SavedModel exports (`exports`), through `tfbert.artifa
 `tfbert predict`; tasks and options a TF Lite export cannot serve, and an existing output, are refused in one line."""
 
 import json
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -28,6 +30,14 @@ def tflite_exports(models, tokenizer, tmp_path_factory):
                                 sequence_length=SEQUENCE_LENGTH, **OPTIONS[task]) for task in OPTIONS}
 
 
+@pytest.fixture(scope="module")
+def tflite_sources(tflite_exports):
+    """`task -> TFLiteExport` of each folder on one thread, loaded once."""
+    from tfbert.export import TFLiteExport
+
+    return {task: TFLiteExport(folder, threads=1) for task, folder in tflite_exports.items()}
+
+
 def _values(records: list[dict], task: str) -> np.ndarray:
     values = [record[VALUES[task]] for record in records]
     return np.array([list(value.values()) if isinstance(value, dict) else value for value in values])
@@ -47,14 +57,14 @@ def _same_records(ours: list[dict], theirs: list[dict], task: str) -> None:
 
 
 @pytest.mark.parametrize("task", sorted(OPTIONS))
-def test_a_tflite_export_predicts_what_the_saved_model_does(task, tflite_exports, loaded):
+def test_a_tflite_export_predicts_what_the_saved_model_does(task, tflite_exports, tflite_sources, loaded):
     folder = tflite_exports[task]
     artifact = artifacts.open(folder)
     assert (artifact.kind, artifact.source_format, artifact.task["task"]) == ("tflite-export", "tflite", task)
     assert artifact.preprocessor.sequence_length == SEQUENCE_LENGTH
     assert sorted(entry.name for entry in folder.iterdir()) == [
         "model.tflite", "preprocessor.json", "tfbert.json", "tfbert_export.json", "tokenizer"]
-    client = SavedModelClient(folder, threads=1)
+    client = SavedModelClient(tflite_sources[task])
     assert (client.task, client.input_names) == (task, ("text", "text_pair") if task == "classification" else ("text",))
     # batches of 3 and 1: shapes change between calls, and one row is cut to its own length
     ours = client(EXAMPLES[task], batch_size=3)
@@ -63,13 +73,11 @@ def test_a_tflite_export_predicts_what_the_saved_model_does(task, tflite_exports
         assert [list(record["probabilities"]) for record in ours] == [LABELS] * len(TEXTS)
 
 
-def test_the_interpreter_runs_the_ids_the_export_packs(tflite_exports, loaded):
+def test_the_interpreter_runs_the_ids_the_export_packs(tflite_sources, loaded):
     """`model.tflite` itself: int32 ids in, the SavedModel's numeric outputs under their names."""
     import tensorflow as tf
 
-    from tfbert.export import TFLiteExport
-
-    source = TFLiteExport(tflite_exports["classification"], threads=1)
+    source = tflite_sources["classification"]
     packed = source.encode({"text": TEXTS[:2], "text_pair": PAIRS[:2]})
     assert packed["token_ids"].shape[1] == packed["padding_mask"].sum(axis=1).max() < SEQUENCE_LENGTH
     outputs = source.run(packed)
@@ -120,3 +128,16 @@ def test_tasks_and_options_a_tflite_export_cannot_serve_are_refused(models, toke
         "OUTPUT_DIR/NAME, serving classification, regression or embeddings); leave them out")
     assert main(["predict", str(exports["embedding"]), "--threads", "2", "hello"]) == 2
     assert "only a TF Lite export's interpreter takes a thread count" in capsys.readouterr().err
+
+
+def test_litert_runs_the_export_where_it_is_installed(monkeypatch):
+    """`ai_edge_litert` (LiteRT), where importable, gives the interpreter; TensorFlow's is the fallback."""
+    from tfbert.export.tflite_model import new_interpreter
+
+    created = []
+    litert = types.ModuleType("ai_edge_litert.interpreter")
+    litert.Interpreter = lambda **options: created.append(options) or "a LiteRT interpreter"
+    monkeypatch.setitem(sys.modules, "ai_edge_litert", types.ModuleType("ai_edge_litert"))
+    monkeypatch.setitem(sys.modules, "ai_edge_litert.interpreter", litert)
+    assert new_interpreter("model.tflite", 3) == "a LiteRT interpreter"
+    assert created == [{"model_path": "model.tflite", "num_threads": 3}]

@@ -23,5 +23,5 @@ from tfbert.artifacts.reader import ACCEPTED, Artifact, folder_kind, open, open_
 from tfbert.artifacts.saved_models import is_saved_model, resolve_saved_model, saved_model_versions
 
 __all__ = ["ACCEPTED", "Artifact", "EXPORT_KINDS", "FORMAT_VERSION", "KINDS", "MANIFEST_FILE", "folder_kind",
-           "is_saved_model", "open", "open_as", "preprocessor_fields", "read_manifest", "record_step", "resolve_saved_model",
-           "saved_model_versions", "source_fields", "write_manifest"]
+           "is_saved_model", "open", "open_as", "preprocessor_fields", "read_manifest", "record_step",
+           "resolve_saved_model", "saved_model_versions", "source_fields", "write_manifest"]

@@ -240,9 +240,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         commands, "predict", "run a SavedModel from tfbert export on texts (arguments, --file or stdin)",
         "Run a SavedModel (or a TF Lite folder, --format tflite) written by tfbert export on raw texts and print its "
         "predictions. The task (fill-mask, classification, regression, embeddings, token classification, question "
-        "answering) is read from the export's serving_default signature. Pair models take each example as FIRST<TAB>SECOND, or "
-        "--text-pair / --question once for every text. Embeddings print their size and first values; --json "
-        "(one JSON object a line) or --output give the full vectors.",
+        "answering) is read from the export's serving_default signature. Pair models take each example as "
+        "FIRST<TAB>SECOND, or --text-pair / --question once for every text. Embeddings print their size and first "
+        "values; --json (one JSON object a line) or --output give the full vectors.",
         EXAMPLES)
     predict.add_argument("saved_model", help="the export: saved_models/NAME/VERSION, or saved_models/NAME (its "
                                              "highest version, or a TF Lite export's folder)")

@@ -141,3 +141,19 @@ def test_litert_runs_the_export_where_it_is_installed(monkeypatch):
     monkeypatch.setitem(sys.modules, "ai_edge_litert.interpreter", litert)
     assert new_interpreter("model.tflite", 3) == "a LiteRT interpreter"
     assert created == [{"model_path": "model.tflite", "num_threads": 3}]
+
+
+def test_a_conversion_failure_names_the_ops_and_their_layers_in_one_line():
+    """The converter's MLIR error (many lines, one per op it cannot express) becomes the ops and their layers."""
+    from tfbert.export.tflite import _first_line
+
+    def failed(op: str, path: str) -> str:
+        return (f'loc(callsite(fused["{op}:", "sentence_embedder/encoder/{path}/{op.lower()}_4@__inference_serving_3"]'
+                f' at fused["StatefulPartitionedCall:", "StatefulPartitionedCall"])): error: \'tf.{op}\' op is '
+                "neither a custom op nor a flex op\n<unknown>:0: note: called from\n")
+    message = ("Could not translate MLIR to FlatBuffer.<unknown>:0: error: " + failed("StridedSlice", "relative")
+               + failed("StridedSlice", "layer0_attention") + failed("Einsum", "layer0_attention")
+               + "error: failed while converting: 'main'")
+    assert _first_line(Exception(message)) == \
+        "tf.Einsum in encoder/layer0_attention; tf.StridedSlice in encoder/layer0_attention, encoder/relative"
+    assert _first_line(Exception("the converter's own error\nits details")) == "the converter's own error"

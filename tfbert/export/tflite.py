@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 from typing import Sequence
@@ -117,6 +118,18 @@ def convert(model: keras.Model, task: ServingTask) -> bytes:
                              f"({_first_line(error)}); export it as a SavedModel (--format saved_model)") from None
 
 
+# The converter's line for each op it cannot express: `loc(...fused["OP:", "LAYER/PATH/op@function"]...): error:
+# 'tf.OP' op is neither a custom op nor a flex op`.
+UNSUPPORTED_OP = re.compile(r"""fused\["\w+:", "([^"@]+)@[^"]*"\].*'(tf\.\w+)' op is neither a custom op""")
+
+
 def _first_line(error: Exception) -> str:
+    """What the converter could not do, in one line: the TF ops without a TF Lite builtin and the layers
+    holding them, else its first line."""
+    found = {}
+    for path, op in UNSUPPORTED_OP.findall(str(error)):
+        found.setdefault(op, set()).add("/".join(path.split("/")[1:-1]) or path)
+    if found:
+        return "; ".join(f"{op} in {', '.join(sorted(layers)[:3])}" for op, layers in sorted(found.items()))
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return (lines[0] if lines else type(error).__name__)[:300]

@@ -89,9 +89,10 @@ def test_the_interpreter_runs_the_ids_the_export_packs(tflite_sources, loaded):
     np.testing.assert_array_equal(outputs["label_id"], served["label_id"])
 
 
-def test_export_and_predict_commands_on_a_keras_file(models, exports, loaded, tmp_path, capsys):
-    """`tfbert export model.keras --format tflite`, then `tfbert predict FOLDER --json`: the SavedModel's records;
-    the same command again is refused, the folder kept as it was."""
+def test_export_and_predict_commands_on_a_keras_file(models, exports, loaded, tmp_path, capfd):
+    """`tfbert export model.keras --format tflite`, then `tfbert predict FOLDER --json`: the SavedModel's records,
+    and nothing on stderr (not TF Lite's XNNPACK notice either); the same command again is refused, the folder
+    kept as it was."""
     model_file = tmp_path / "regressor.keras"
     models["regression"].save(model_file)
     tokenizer = exports["regression"] / "assets.extra" / "tokenizer"
@@ -99,14 +100,16 @@ def test_export_and_predict_commands_on_a_keras_file(models, exports, loaded, tm
                str(tokenizer), "--sequence-length", str(SEQUENCE_LENGTH), "--format", "tflite"]
     assert main(command) == 0
     folder = tmp_path / "lite" / "sts"
-    assert capsys.readouterr().out.strip().endswith(f"wrote {folder}")
+    assert capfd.readouterr().out.strip().endswith(f"wrote {folder}")
     assert main(["predict", str(folder), "--json", "--threads", "1", *TEXTS]) == 0
-    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    printed = capfd.readouterr()
+    assert printed.err == ""
+    records = [json.loads(line) for line in printed.out.splitlines()]
     _same_records(records, _saved_model_records(loaded, "regression", TEXTS), "regression")
 
     written = (folder / "model.tflite").stat().st_mtime_ns
     assert main(command) == 2
-    error = capsys.readouterr().err.strip()
+    error = capfd.readouterr().err.strip()
     assert error.startswith("tfbert export: error: --name ") and "already exists" in error and "--overwrite" in error
     assert len(error.splitlines()) == 1 and (folder / "model.tflite").stat().st_mtime_ns == written
 

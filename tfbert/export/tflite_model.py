@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import tempfile
 import threading
 import warnings
 from pathlib import Path
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 MODEL_FILE = "model.tflite"
 KIND = "tflite-export"
 SIGNATURE = "serving_default"
+# What TF Lite's C++ logger prints to stderr when the first allocation applies XNNPACK, on every load.
+XNNPACK_NOTICE = "INFO: Created TensorFlow Lite XNNPACK delegate for CPU."
 # The outputs the loader adds to the model's, as SavedModels return them: the label's name.
 STRING_OUTPUTS = {"classification": "label"}
 
@@ -62,6 +66,30 @@ def new_interpreter(model_file: str | os.PathLike, threads: int):
     return Interpreter(model_path=str(model_file), num_threads=threads)
 
 
+def allocate_quietly(interpreter) -> None:
+    """`interpreter.allocate_tensors()` without `XNNPACK_NOTICE`, which the first allocation prints from C++ (no
+    setting reachable from Python silences it): stderr is captured at the file-descriptor level meanwhile and
+    everything else is written back. (`tfbert.commands.tensorflow_logs` does this for TensorFlow's start-up
+    lines, a layer above this one.)"""
+    sys.stderr.flush()
+    try:
+        stderr_copy = os.dup(2)
+    except OSError:   # no file descriptor 2 (a closed stderr): nothing to keep clean
+        interpreter.allocate_tensors()
+        return
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            interpreter.allocate_tensors()
+        finally:
+            os.dup2(stderr_copy, 2)
+            os.close(stderr_copy)
+            captured.seek(0)
+            lines = captured.read().decode("utf-8", "replace").splitlines(keepends=True)
+            sys.stderr.write("".join(line for line in lines if line.strip() != XNNPACK_NOTICE))
+            sys.stderr.flush()
+
+
 class TFLiteExport:
     """A TF Lite export folder as a `SavedModelClient` source (see the module notes).
 
@@ -85,6 +113,7 @@ class TFLiteExport:
         self.preprocessor = Preprocessor.load(self.folder)
         self.threads = threads or len(os.sched_getaffinity(0))
         self.interpreter = new_interpreter(self.folder / MODEL_FILE, self.threads)
+        allocate_quietly(self.interpreter)   # before the signature runner, which holds the interpreter's tensors
         runner = self.interpreter.get_signature_runner(SIGNATURE)
         self._inputs = {name: detail["index"] for name, detail in runner.get_input_details().items()}
         self._outputs = {name: detail["index"] for name, detail in runner.get_output_details().items()}

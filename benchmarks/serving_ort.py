@@ -13,9 +13,10 @@ same weights on the same Botchan lines (the test assets):
   BERT fusions (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu), an
   `InferenceSession` at graph optimisation level ALL, Hugging Face `tokenizers` (truncate to 128, pad to
   the batch's longest), mean pooling and L2 normalisation in NumPy.
-- tfbert with TensorFlow Lite: the default export's `preprocess` signature, then the same `SentenceEmbedder`
-  (encoder, mean pooling, unit length) converted to TensorFlow Lite and run by XNNPACK on the batch cut to its
-  longest text: what a TF Lite encoder export would serve (not what a strings-in SavedModel can run).
+- tfbert's TF Lite export: `export_tflite` of the same `SentenceEmbedder` (encoder, mean pooling, unit length;
+  builtin ops, open batch and length), run by its loader `tfbert.export.TFLiteExport` as `tfbert predict` runs
+  it: the export's `Preprocessor` packs the strings (in TensorFlow), the batch is cut to its longest text and
+  XNNPACK runs `model.tflite` on `--threads` threads.
 
 Both get the same threads (`--threads`, by default every core this process may run on): TensorFlow's
 intra-op and inter-op pools, ONNX Runtime's intra-op pool (sequential execution). Pin the process with
@@ -74,7 +75,6 @@ def tfbert_embedder(checkpoint: Path, directory: str, xla_max_batch: int | None 
         return signatures["serving_default"](text=tf.constant(texts))["embedding"].numpy()
 
     embed.tokenize = lambda texts: signatures["preprocess"](text=tf.constant(texts))["input_word_ids"].numpy()
-    embed.preprocess = signatures["preprocess"]
     return embed
 
 
@@ -97,36 +97,24 @@ def tflite_interpreter(model, output: str, shape: list[int | None], threads: int
     return interpreter, indexes
 
 
-def tflite_embedder(checkpoint: Path, preprocess, threads: int):
-    """Strings -> unit-length embeddings: an export's `preprocess` signature (tokenizing and packing, in
-    TensorFlow), the batch cut to its longest text, then the same `SentenceEmbedder` converted to TensorFlow Lite
-    (builtin ops, open batch and length) and run by its XNNPACK delegate on `threads` threads."""
-    import tensorflow as tf
-
+def tflite_embedder(checkpoint: Path, directory: str, threads: int):
+    """Strings -> unit-length embeddings through tfbert's TF Lite export: `export_tflite` of the same
+    `SentenceEmbedder`, run by `TFLiteExport` (the export's preprocessor, the batch cut to its longest text,
+    XNNPACK on `threads` threads), the loader `tfbert predict` uses."""
     from tfbert.convert.huggingface import load_huggingface
+    from tfbert.export import TFLiteExport, export_tflite
     from tfbert.tasks.models import SentenceEmbedder
+    from tfbert.text import WordPieceTokenizer
 
     model = SentenceEmbedder(load_huggingface(checkpoint), pooling="mean", normalize=True)
-    interpreter, indexes = tflite_interpreter(model, "embedding", [None, None], threads)
-    allocated = {"shape": None}
+    folder = export_tflite(model, "minilm_tflite", tokenizer=WordPieceTokenizer(checkpoint / "vocab.txt"),
+                           output_dir=directory, sequence_length=SEQUENCE_LENGTH)
+    source = TFLiteExport(folder, threads)
 
     def embed(texts):
-        packed = preprocess(text=tf.constant(texts))
-        mask = packed["input_mask"].numpy()
-        length = int(mask.sum(axis=1).max())
-        arrays = [packed["input_word_ids"].numpy()[:, :length], packed["input_type_ids"].numpy()[:, :length],
-                  mask[:, :length]]
-        if allocated["shape"] != arrays[0].shape:
-            for index, array in zip(indexes, arrays):
-                interpreter.resize_tensor_input(index, array.shape)
-            interpreter.allocate_tensors()
-            allocated["shape"] = arrays[0].shape
-        for index, array in zip(indexes, arrays):
-            interpreter.set_tensor(index, array)
-        interpreter.invoke()
-        return interpreter.get_tensor(interpreter.get_output_details()[0]["index"])
+        return source({"text": texts})["embedding"]
 
-    embed.tokenize = lambda texts: preprocess(text=tf.constant(texts))["input_word_ids"].numpy()
+    embed.tokenize = lambda texts: source.encode({"text": texts})["token_ids"]
     return embed
 
 
@@ -292,8 +280,9 @@ def ratios_to_ort(results: dict[str, list[dict[str, float]]]) -> dict[str, dict[
 
 def details(results: dict[str, list[dict[str, float]]]) -> list[str]:
     """Where batch-1 time goes, and the ratios of every round."""
-    lines = ["Where batch-1 time goes (median ms): tokenizing (tfbert: the `preprocess` signature, tokenizing and "
-             "packing; ORT: `tokenizers.encode_batch`), and the rest (encoder, pooling, the call):"]
+    lines = ["Where batch-1 time goes (median ms): tokenizing and packing (tfbert: the `preprocess` signature, or "
+             "the TF Lite export's `TFLiteExport.encode`; ORT: `tokenizers.encode_batch`), and the rest (encoder, "
+             "pooling, the call):"]
     for name, measured in results.items():
         tokenize, total = median(measured, "tokenize p50"), median(measured, "p50")
         lines.append(f"- {name}: tokenizing {tokenize:.2f}, the rest {total - tokenize:.2f}")
@@ -319,12 +308,10 @@ def main() -> None:
     checkpoint = minilm_folder()
     texts = botchan_lines(4096)
     with tempfile.TemporaryDirectory() as directory:
-        default = tfbert_embedder(checkpoint, directory)
-        systems = {"tfbert SavedModel (strings in), default export": default,
+        systems = {"tfbert SavedModel (strings in), default export": tfbert_embedder(checkpoint, directory),
                    f"tfbert SavedModel (strings in), xla_max_batch={args.xla_max_batch}":
                        tfbert_embedder(checkpoint, directory, args.xla_max_batch),
-                   "tfbert preprocess signature + TF Lite encoder (XNNPACK)":
-                       tflite_embedder(checkpoint, default.preprocess, args.threads),
+                   "tfbert TF Lite export (XNNPACK)": tflite_embedder(checkpoint, directory, args.threads),
                    ORT: ort_embedder(checkpoint, directory, args.threads)}
         reference = sentence_transformer(checkpoint, SEQUENCE_LENGTH).encode(texts[:64], convert_to_numpy=True)
         differences = {name: float(np.abs(embed(texts[:64]) - reference).max()) for name, embed in systems.items()}

@@ -285,6 +285,21 @@ def consume_export_sentence_transformers(work: Workspace, path: Path) -> None:
     assert (manifest["kind"], manifest["task"]["pooling"], manifest["task"]["normalize"]) == ("export", "mean", True)
 
 
+def consume_export_tflite_and_predict(work: Workspace, path: Path) -> None:
+    """sentence-transformers folder -> export --format tflite -> predict: its pooling, unit length and embeddings."""
+    folder = work.root / "lite" / "st"
+    _run("export", path, "--name", "st", "--output-dir", work.root / "lite", "--format", "tflite")
+    artifact = artifacts.open(folder)
+    assert (artifact.kind, artifact.task["pooling"], artifact.task["normalize"]) == ("tflite-export", "mean", True)
+    assert artifact.sequence_length == ST_LENGTH
+    predictions = work.root / "lite_embeddings.npy"
+    _run("predict", folder, "--output", predictions, "--threads", "1", *TEXTS)
+    np.testing.assert_allclose(np.load(predictions), work.st_embeddings(), atol=2e-5)
+    from tfbert.tasks import load_text_embedder   # what evaluate, augment and distill --teacher read
+
+    np.testing.assert_allclose(load_text_embedder(folder).embed(TEXTS), work.st_embeddings(), atol=2e-5)
+
+
 def consume_export_pretraining_run(work: Workspace, path: Path) -> None:
     artifact = artifacts.open(path)
     assert (artifact.kind, artifact.family, artifact.task["heads"]) == ("pretraining-run", "bert", ["mlm"])
@@ -454,6 +469,7 @@ CELLS = [
     ("convert huggingface", consume_open_sentence_transformers),
     ("convert huggingface", consume_to_huggingface),
     (None, consume_export_sentence_transformers),
+    (None, consume_export_tflite_and_predict),
     ("pretrain --init-from HF", consume_export_pretraining_run),
     ("finetune regression", consume_augment_cross_encoder),
     ("finetune embedding", consume_evaluate_and_export_embedding),

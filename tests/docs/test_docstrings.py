@@ -3,9 +3,9 @@
 Each module's examples run in a temporary working folder that holds, under the names the examples use, the real
 test assets (`EXAMPLE_FILES`: `vocab.txt`, a SentencePiece model, GPT-2's BPE, the `all-MiniLM-L6-v2/` folder, a
 corpus) and what tfbert's commands make of them (`EXAMPLE_RUNS`: a two-step `bert_tiny` pretraining run, a
-classifier fine-tuned from it, and their SavedModels), built once per test session on tiny settings (sequence
-length 16) and linked into each folder. Examples that need what a test machine lacks (a server, a GPU, the network,
-minutes of training, a full-size checkpoint) carry `# doctest: +SKIP`; everything else runs here.
+classifier fine-tuned from it, their SavedModels and the classifier's TF Lite export), built once per test session
+on tiny settings (sequence length 16) and linked into each folder. Examples that need what a test machine lacks (a
+server, a GPU, the network, minutes of training, a full-size checkpoint) carry `# doctest: +SKIP`; everything else runs here.
 """
 
 import doctest
@@ -38,6 +38,7 @@ RUN_COMMANDS = (
      "16", "--precision", "fp32", "--seed", "0"],
     ["export", "runs/sst2", "--name", "sst2"],
     ["export", "runs/bert", "--name", "fill_mask"],
+    ["export", "runs/sst2", "--name", "sst2", "--output-dir", "tflite", "--format", "tflite"],
 )
 PARALLEL_VERSES = 64  # kjv.en / rv.es / kjv-rv.tsv: the first verses of Genesis in English and Spanish
 CORPUS_LINES = 200  # corpus.txt: the first lines of botchan.txt, for examples that train on a corpus
@@ -63,6 +64,7 @@ EXAMPLE_RUNS = {
     "runs/sst2": "runs/sst2",          # `tfbert finetune`: best.keras, tokenizer/, task.json (negative, positive)
     "saved_models/sst2": "saved_models/sst2",            # `tfbert export runs/sst2`: version 1
     "saved_models/fill_mask": "saved_models/fill_mask",  # `tfbert export runs/bert`: version 1
+    "tflite/sst2": "tflite/sst2",      # `tfbert export runs/sst2 --format tflite`: model.tflite, tokenizer/
     "vocab": "runs/bert/tokenizer",    # a tokenizer folder (vocab.txt)
     "train.tsv": "train.tsv",          # sentence<TAB>label with a header, four lines
     "corpus.txt": "corpus.txt",        # the first 200 lines of botchan.txt

@@ -1,6 +1,6 @@
 """The encoder, and a sentence embedder on it, convert to TensorFlow Lite with open batch and length (builtin ops
-only), and the converted model gives the Keras model's outputs at any shape: the path `docs/serving-latency.md`
-measures (XNNPACK)."""
+only; absolute and DeBERTa's relative positions), and the converted model gives the Keras model's outputs at any
+shape: the path `docs/serving-latency.md` measures (XNNPACK) and `tfbert export --format tflite` writes."""
 
 import keras
 import numpy as np
@@ -36,10 +36,11 @@ def _run(interpreter: tf.lite.Interpreter, inputs: dict) -> np.ndarray:
     return interpreter.get_tensor(interpreter.get_output_details()[0]["index"])
 
 
-@pytest.mark.parametrize("output", ["sequence_output", "embedding"])
-def test_model_converts_to_tflite_with_dynamic_shapes_and_matches_keras(output):
+@pytest.mark.parametrize(("config", "output"), [("bert_tiny", "sequence_output"), ("bert_tiny", "embedding"),
+                                                ("deberta_v3_xsmall", "embedding")])   # relative positions
+def test_model_converts_to_tflite_with_dynamic_shapes_and_matches_keras(config, output):
     keras.utils.set_random_seed(0)
-    encoder = build_encoder(load_config("bert_tiny").encoder)
+    encoder = build_encoder(load_config(config).encoder.replace(num_layers=1, vocab_size=1000))
     model = encoder if output == "sequence_output" else SentenceEmbedder(encoder, pooling="mean", normalize=True)
     interpreter = _converted(model, output)
     rng = np.random.default_rng(0)

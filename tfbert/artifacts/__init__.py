@@ -17,11 +17,11 @@ Example:
     ('model-dir', ['negative', 'positive'])
 """
 
-from tfbert.artifacts.manifest import (FORMAT_VERSION, KINDS, MANIFEST_FILE, preprocessor_fields, read_manifest,
-                                       record_step, source_fields, write_manifest)
+from tfbert.artifacts.manifest import (EXPORT_KINDS, FORMAT_VERSION, KINDS, MANIFEST_FILE, preprocessor_fields,
+                                       read_manifest, record_step, source_fields, write_manifest)
 from tfbert.artifacts.reader import ACCEPTED, Artifact, folder_kind, open, open_as  # noqa: A004  (the reader's verb)
 from tfbert.artifacts.saved_models import is_saved_model, resolve_saved_model, saved_model_versions
 
-__all__ = ["ACCEPTED", "Artifact", "FORMAT_VERSION", "KINDS", "MANIFEST_FILE", "folder_kind", "is_saved_model", "open",
-           "open_as", "preprocessor_fields", "read_manifest", "record_step", "resolve_saved_model",
-           "saved_model_versions", "source_fields", "write_manifest"]
+__all__ = ["ACCEPTED", "Artifact", "EXPORT_KINDS", "FORMAT_VERSION", "KINDS", "MANIFEST_FILE", "folder_kind",
+           "is_saved_model", "open", "open_as", "preprocessor_fields", "read_manifest", "record_step",
+           "resolve_saved_model", "saved_model_versions", "source_fields", "write_manifest"]

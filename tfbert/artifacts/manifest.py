@@ -1,12 +1,12 @@
 """`tfbert.json`: what a folder tfbert wrote is, in one small versioned file beside the model.
 
 Every writer (vocab, `vocab add`, pretraining run, finetune / distill model dir, converted checkpoint,
-export's `assets.extra/`) calls `write_manifest`; `tfbert.artifacts.open` reads it back. Fields:
+export's `assets.extra/`, a TF Lite export's folder) calls `write_manifest`; `tfbert.artifacts.open` reads it back. Fields:
 
 | field | what |
 |---|---|
 | `format_version` | this file's layout (`FORMAT_VERSION`); readers refuse a newer one |
-| `kind` | `vocab`, `pretraining-run`, `model-dir`, `converted-checkpoint` or `export` (`KINDS`) |
+| `kind` | `vocab`, `pretraining-run`, `model-dir`, `converted-checkpoint`, `export` (a SavedModel) or `tflite-export` (`KINDS`) |
 | `family` | the architecture (`bert`, `roberta`, ...); None for a bare vocabulary |
 | `config` | the encoder config (`EncoderConfig.to_dict()`) or None |
 | `preprocessor` | `tokenizer` (class), `lowercase`, `packing_style`, `sequence_length` |
@@ -32,7 +32,9 @@ from typing import Any, Mapping
 
 MANIFEST_FILE = "tfbert.json"
 FORMAT_VERSION = 1
-KINDS = ("vocab", "pretraining-run", "model-dir", "converted-checkpoint", "export")
+KINDS = ("vocab", "pretraining-run", "model-dir", "converted-checkpoint", "export", "tflite-export")
+# The kinds a `tfbert export` writes: a SavedModel, a TF Lite folder. They run as they are (`SavedModelClient`).
+EXPORT_KINDS = ("export", "tflite-export")
 
 
 def _tfbert_version() -> str:

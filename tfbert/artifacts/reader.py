@@ -54,7 +54,7 @@ RUN_CONFIG_FILE = "config.yaml"
 CHECKPOINT_INDEX = "checkpoint"   # TensorFlow's index of a folder's complete checkpoints
 ENCODER_FILES = ("encoder.keras", "encoder/encoder.keras")
 ACCEPTED = ("a .keras file, a folder tfbert wrote (tfbert.json; vocab, pretraining run, finetune/distill model dir, "
-            "converted checkpoint), a SavedModel from tfbert export, a Hugging Face or sentence-transformers folder "
+            "converted checkpoint, TF Lite export), a SavedModel from tfbert export, a Hugging Face or sentence-transformers folder "
             "(config.json), a keras-hub preset or a Google TF1 release folder (*.index)")
 
 
@@ -64,9 +64,9 @@ class Artifact:
 
     Attributes:
         path: the path as given.
-        kind: `vocab`, `pretraining-run`, `model-dir`, `converted-checkpoint`, `export`, `keras`,
-            `huggingface`, `tf1` or `keras-hub`.
-        source_format: `tfbert`, `saved-model`, `huggingface`, `tf1` or `keras-hub`.
+        kind: `vocab`, `pretraining-run`, `model-dir`, `converted-checkpoint`, `export`, `tflite-export`,
+            `keras`, `huggingface`, `tf1` or `keras-hub`.
+        source_format: `tfbert`, `saved-model`, `tflite`, `huggingface`, `tf1` or `keras-hub`.
         family: the architecture (`bert`, `roberta`, ...), None where nothing says it.
         config: the encoder config as a dict, None where unknown without loading weights.
         task: `task` (classification, regression, tagging, question_answering, multiple_choice,
@@ -365,7 +365,7 @@ def _from_manifest(folder: Path, manifest: dict) -> Artifact:
     saved = folder if (folder / PREPROCESSOR_FILE).is_file() else None
     # A preprocessor.json written after the manifest (finetune saves it last) may know the family the manifest lacks.
     family = manifest.get("family") or (_legacy_family(folder) if saved is not None else None)
-    return Artifact(folder, kind, "tfbert", family, manifest.get("config"), task, manifest, model_file, saved,
+    return Artifact(folder, kind, "tflite" if kind == "tflite-export" else "tfbert", family, manifest.get("config"), task, manifest, model_file, saved,
                     _tokenizer_near(folder))
 
 

@@ -1,10 +1,12 @@
-"""`tfbert export`: write a TF Serving SavedModel (raw strings in) from a model, a pretraining run or an encoder.
+"""`tfbert export`: write a TF Serving SavedModel (raw strings in) from a model, a pretraining run or an encoder,
+or a TF Lite folder (`--format tflite`) for batch-1 latency on CPUs.
 
     tfbert export runs/sst2/best.keras --name sst2 --tokenizer minilm/ --labels negative,positive
     tfbert export runs/mnli/best.keras --name mnli --tokenizer vocab/ --pair --labels entailment,neutral,contradiction
     tfbert export runs/bert-tiny --name bert_tiny_fill_mask          # a `tfbert pretrain` model_dir: fill-mask
     tfbert export runs/korsts --name korsts                          # a finetune/distill model dir: unit-length embeddings
     tfbert export all-MiniLM-L6-v2/ --name minilm --hub-pair         # + TF Hub style preprocess/encoder pair
+    tfbert export all-MiniLM-L6-v2/ --name minilm_lite --format tflite  # saved_models/minilm_lite/model.tflite
 """
 
 from __future__ import annotations
@@ -19,8 +21,26 @@ from tfbert.commands.precision_flag import add_precision_argument, show_precisio
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
+# The options of a SavedModel export that a TF Lite export has no use for, by their flags.
+SAVED_MODEL_ONLY = {"--version": "version", "--xla-max-batch": "xla_max_batch", "--hub-pair": "hub_pair",
+                    "--top-k": "top_k", "--max-masks": "max_masks", "--max-answer-length": "max_answer_length",
+                    "--doc-stride": "doc_stride", "--max-windows": "max_windows", "--languages": "languages"}
+
+
+def _check_tflite_options(args: argparse.Namespace) -> None:
+    """`--format tflite` refuses the SavedModel's options, and a precision other than float32."""
+    given = [flag for flag, name in SAVED_MODEL_ONLY.items() if getattr(args, name) not in (None, False)]
+    if given:
+        raise CommandError(f"{', '.join(given)}: not for --format tflite (a TF Lite export is one folder, "
+                           "OUTPUT_DIR/NAME, serving classification, regression or embeddings); leave "
+                           f"{'them' if len(given) > 1 else 'it'} out")
+    if args.precision not in ("fp32", "float32"):
+        raise CommandError(f"--precision {args.precision}: a TF Lite export computes in float32 (XNNPACK); "
+                           "leave --precision out")
+
+
 def run(args: argparse.Namespace) -> None:
-    """`tfbert export`: check the arguments, then `export_saved_model` (and `export_hub_pair`)."""
+    """`tfbert export`: check the arguments, then `export_saved_model` (and `export_hub_pair`) or `export_tflite`."""
     import_tensorflow_quietly()
     import tensorflow as tf
 
@@ -28,6 +48,8 @@ def run(args: argparse.Namespace) -> None:
     from tfbert.distribute.precision import apply_precision, pick_precision
     from tfbert.export.saved_model import check_version_free, export_hub_pair, export_saved_model
 
+    if args.format == "tflite":
+        _check_tflite_options(args)
     if not os.path.exists(args.source):
         raise CommandError(f"source {args.source!r} does not exist")
     if args.source.endswith(".keras") and os.path.isfile(args.source) and not zipfile.is_zipfile(args.source):
@@ -50,6 +72,9 @@ def run(args: argparse.Namespace) -> None:
                                              ("max_answer_length", args.max_answer_length),
                                              ("doc_stride", args.doc_stride), ("max_windows", args.max_windows))
                if value is not None}
+    if args.format == "tflite":
+        _export_tflite(args, labels, pair)
+        return
     show_precision_choice()
     apply_precision(pick_precision(tf.distribute.get_strategy(), args.precision).policy)   # before the model loads
     try:
@@ -70,6 +95,18 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
 
 
+def _export_tflite(args: argparse.Namespace, labels: list[str] | None, pair: bool) -> None:
+    from tfbert.export.tflite import export_tflite
+
+    try:
+        path = export_tflite(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
+                             sequence_length=args.sequence_length, label_names=labels, pair=pair,
+                             pooling=args.pooling, overwrite=args.overwrite)
+    except (FileNotFoundError, FileExistsError, ValueError, TypeError) as error:
+        raise CommandError(str(error)) from None
+    print(f"wrote {path}")
+
+
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `export` subcommand to `tfbert`'s subparsers."""
     examples = [line.strip() for line in __doc__.splitlines() if line.strip().startswith("tfbert export")]
@@ -77,8 +114,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         commands, "export", "write a TF Serving SavedModel that takes raw strings",
         "Write OUTPUT_DIR/NAME/VERSION/, a SavedModel whose serving_default takes raw strings (tokenizer, packing "
         "and model in one graph) for TF Serving. The task follows the model: classification, regression, token "
-        "classification, question answering, embeddings (an encoder) or fill-mask (a pretraining run). Try the "
-        "export with tfbert predict.",
+        "classification, question answering, embeddings (an encoder) or fill-mask (a pretraining run). With "
+        "--format tflite, write OUTPUT_DIR/NAME/ instead: model.tflite (the model on token ids, open batch and "
+        "length) beside its tokenizer, for classification, regression and embeddings. Try the export with "
+        "tfbert predict.",
         "\n".join(examples + ['tfbert predict saved_models/sst2 "a gripping film"']))
     export.add_argument("source", help="a task model / PretrainingModel / encoder .keras file, a finetune or distill "
                                        "model dir, a pretraining run folder, an encoder folder or a Hugging Face "
@@ -86,6 +125,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     export.add_argument("--name", required=True, type=flag_types.path_component,
                         help="model name: writes OUTPUT_DIR/NAME/VERSION/")
     export.add_argument("--output-dir", default="saved_models", help="default saved_models")
+    export.add_argument("--format", choices=["saved_model", "tflite"], default="saved_model",
+                        help="saved_model (default): TF Serving's NAME/VERSION/, raw strings in; tflite: NAME/ holding "
+                             "model.tflite and its tokenizer, which tfbert predict runs with XNNPACK, faster at "
+                             "batch 1 on CPUs (see docs/serving-latency.md)")
     export.add_argument("--version", type=flag_types.version,
                         help="version folder (default: one more than the highest present)")
     export.add_argument("--tokenizer", help="tokenizer folder (default: the one beside SOURCE)")

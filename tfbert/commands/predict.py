@@ -1,4 +1,4 @@
-"""`tfbert predict`: run a SavedModel written by `tfbert export` on texts, and print what it says.
+"""`tfbert predict`: run a SavedModel (or TF Lite folder) written by `tfbert export` on texts, and print what it says.
 
     tfbert predict saved_models/fill_mask "paris is the [MASK] of france."      # top-k tokens per mask
     tfbert predict saved_models/sst2 "a gripping film" "a dull film" --json      # label and probabilities
@@ -7,13 +7,15 @@
     tfbert predict saved_models/squad --question "Who wrote it?" "Ada wrote it in 1843."
     tfbert predict saved_models/swag $'He opens the door.\\tHe walks in.\\tHe flies away.'  # context, choices
     tfbert predict saved_models/xlm_sst2 --language fr "un film captivant"                # XLM's language input
+    tfbert predict saved_models/minilm_lite "a gripping film" --threads 2   # a TF Lite export (--format tflite)
 
 The task comes from the outputs of the SavedModel's `serving_default` signature (see
 `tfbert.export.tasks`); `--signature tokenize` or `preprocess` runs the other text signatures.
 Models that take two texts (`text` + `text_pair`, `question` + `context`) read each example as
 `FIRST<TAB>SECOND`, or take the first from `--text-pair` / `--question` for every text; multiple choice
 reads `CONTEXT<TAB>CHOICE<TAB>CHOICE...`. The export runs through `tfbert.export.client.SavedModelClient`
-(`predict_texts` there is the Python form of this command).
+(`predict_texts` there is the Python form of this command); a TF Lite export through its interpreter
+(`tfbert.export.tflite_model`), on `--threads` threads.
 
 Example:
     >>> format_record({"text": "a gripping film", "task": "regression", "score": 4.25})
@@ -192,7 +194,7 @@ def run(args: argparse.Namespace) -> None:
             _check_output(args.output)
         texts = read_texts(args.texts, args.file)
         refuse_server_address(args.saved_model)
-        predictor = SavedModelClient(args.saved_model, args.signature)
+        predictor = SavedModelClient(args.saved_model, args.signature, threads=args.threads)
         if args.output:
             _check_output(args.output, predictor.task)
         first = args.question if args.question is not None else args.text_pair
@@ -228,6 +230,7 @@ tfbert predict saved_models/mnli $'A man sleeps.\\tA person rests.'
 tfbert predict saved_models/squad --question "Who wrote it?" "Ada wrote it in 1843."
 tfbert predict saved_models/swag $'He opens the door.\\tHe walks in.\\tHe flies away.'
 tfbert predict saved_models/xlm_sst2 --language fr "un film captivant"
+tfbert predict saved_models/minilm_lite "a gripping film" --threads 2
 """
 
 
@@ -235,14 +238,14 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `predict` subcommand to `tfbert`'s subparsers."""
     predict = add_command(
         commands, "predict", "run a SavedModel from tfbert export on texts (arguments, --file or stdin)",
-        "Run a SavedModel written by tfbert export on raw texts and print its predictions. The task (fill-mask, "
-        "classification, regression, embeddings, token classification, question answering) is read from the "
-        "SavedModel's serving_default signature. Pair models take each example as FIRST<TAB>SECOND, or "
-        "--text-pair / --question once for every text. Embeddings print their size and first values; --json "
-        "(one JSON object a line) or --output give the full vectors.",
+        "Run a SavedModel (or a TF Lite folder, --format tflite) written by tfbert export on raw texts and print its "
+        "predictions. The task (fill-mask, classification, regression, embeddings, token classification, question "
+        "answering) is read from the export's serving_default signature. Pair models take each example as "
+        "FIRST<TAB>SECOND, or --text-pair / --question once for every text. Embeddings print their size and first "
+        "values; --json (one JSON object a line) or --output give the full vectors.",
         EXAMPLES)
     predict.add_argument("saved_model", help="the export: saved_models/NAME/VERSION, or saved_models/NAME (its "
-                                             "highest version)")
+                                             "highest version, or a TF Lite export's folder)")
     predict.add_argument("texts", nargs="*", help="texts to run; '-' (or none, with stdin not a terminal) reads "
                                                   "stdin, a text a line")
     predict.add_argument("--file", help="a UTF-8 file with one text a line (blank lines skipped)")
@@ -256,6 +259,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     predict.add_argument("--signature", help="the signature to run (default serving_default; tokenize and "
                                              "preprocess also take text)")
     predict.add_argument("--batch-size", type=flag_types.positive_int, default=32, help="texts per call (default 32)")
+    predict.add_argument("--threads", type=flag_types.positive_int,
+                         help="TF Lite exports: the interpreter's threads (default: every core this process may use)")
     predict.add_argument("--language", help="XLM exports with language embeddings: the language of every text "
                                             "(one of the names the export lists)")
     predict.set_defaults(run=run, intermixed="texts")

@@ -32,9 +32,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from tfbert.export.signatures import GrpcServer, LoadedSavedModel, RestServer, Signature
+from tfbert.export.tflite_model import TFLiteExport, is_tflite_export
 
-# Where an export runs, other than a folder: TF Serving over REST or gRPC, or one loaded in this process.
-Source = RestServer | GrpcServer | LoadedSavedModel
+# Where an export runs, other than a folder: TF Serving over REST or gRPC, one loaded in this process, or a
+# TF Lite export's interpreter.
+Source = RestServer | GrpcServer | LoadedSavedModel | TFLiteExport
 
 if TYPE_CHECKING:
     import numpy as np
@@ -120,9 +122,10 @@ def _read_json(path: Path) -> dict:
 class SavedModelClient:
     """A tfbert export and the signature it runs; call it on texts for one dict per example.
 
-    `source` is a SavedModel folder (a version folder, or `NAME/` for its highest version), a
-    `RestServer` / `GrpcServer` naming a model on TF Serving, or a `LoadedSavedModel`. `signature` defaults to
-    `serving_default` (`tokenize` and `preprocess` also take text). See `predict_texts` for the dicts.
+    `source` is a SavedModel folder (a version folder, or `NAME/` for its highest version), a TF Lite
+    export's folder (`tfbert.export.tflite_model`, run on `threads` threads), a `RestServer` / `GrpcServer`
+    naming a model on TF Serving, or a `LoadedSavedModel`. `signature` defaults to `serving_default`
+    (`tokenize` and `preprocess` also take text, in SavedModels). See `predict_texts` for the dicts.
 
     Example:
         >>> client = SavedModelClient("saved_models/sst2")
@@ -134,10 +137,17 @@ class SavedModelClient:
         (1, 2)
     """
 
-    def __init__(self, source: str | os.PathLike | Source, signature: str | None = None):
+    def __init__(self, source: str | os.PathLike | Source, signature: str | None = None, *,
+                 threads: int | None = None):
+        if not isinstance(source, Source) and is_tflite_export(source):
+            source = TFLiteExport(source, threads)
+        elif threads is not None:
+            raise PredictInputError(f"threads (--threads) {threads}: only a TF Lite export's interpreter takes a "
+                                    "thread count (tfbert export --format tflite); a SavedModel runs on TensorFlow's "
+                                    "thread pools")
         if isinstance(source, Source):
             self.path = source.label
-            signatures, extra = source.signatures(), None
+            signatures, extra = source.signatures(), source.extra if isinstance(source, TFLiteExport) else None
         else:
             folder = _version_folder(source)
             self.path, signatures, extra = folder, _load_local(folder), folder / "assets.extra"
@@ -307,8 +317,9 @@ def _choice_examples(texts: Sequence) -> list[tuple[str, tuple[str, ...]]]:
 
 def predict_texts(source: str | os.PathLike | Source, texts: Sequence[str | tuple[str, str]],
                   top_k: int | None = 5, *, signature: str | None = None, first: str | None = None,
-                  batch_size: int = 32, language: str | None = None) -> list[dict]:
-    """Runs a `tfbert export` SavedModel on `texts`: one dict per text with its inputs, `task` and the results.
+                  batch_size: int = 32, language: str | None = None, threads: int | None = None) -> list[dict]:
+    """Runs a `tfbert export` SavedModel (or TF Lite export) on `texts`: one dict per text with its inputs, `task`
+    and the results.
 
     | task | keys |
     |---|---|
@@ -320,8 +331,8 @@ def predict_texts(source: str | os.PathLike | Source, texts: Sequence[str | tupl
     | `question_answering` | `answer`, `start`, `end`, `score` (+ `no_answer_score`) |
     | `multiple_choice` | `choice`, `choice_id`, `probabilities` (one per choice) |
 
-    `source` is a version folder, a model folder (its highest version), or a `RestServer` /
-    `GrpcServer`. Pair models take `(first, second)` tuples, `"FIRST\\tSECOND"` strings, or `first`
+    `source` is a version folder, a model folder (its highest version), a TF Lite export's folder (run on
+    `threads` threads), or a `RestServer` / `GrpcServer`. Pair models take `(first, second)` tuples, `"FIRST\\tSECOND"` strings, or `first`
     for every text; multiple choice `(context, [choice, ...])` or `"CONTEXT\\tCHOICE\\tCHOICE..."`.
     XLM exports with language embeddings need `language` (one of the export's names, for every
     text). Raises `FileNotFoundError` / `PredictInputError` (a `ValueError`) on bad input.
@@ -331,8 +342,8 @@ def predict_texts(source: str | os.PathLike | Source, texts: Sequence[str | tupl
         >>> record["masks"][0]["position"], len(record["masks"][0]["predictions"])
         (4, 2)
     """
-    return SavedModelClient(source, signature)(texts, top_k=top_k, first=first, batch_size=batch_size,
-                                               language=language)
+    return SavedModelClient(source, signature, threads=threads)(texts, top_k=top_k, first=first,
+                                                                batch_size=batch_size, language=language)
 
 
 def _utf8(values: Sequence) -> list:

@@ -44,8 +44,9 @@ def next_version(model_root: str | Path) -> int:
     return next_version_number(model_root)
 
 
-def _serving_task(task: str, model: keras.Model, label_names, pair: bool, options: dict,
-                  compilation: SmallBatchCompilation | None = None) -> ServingTask:
+def serving_task(task: str, model: keras.Model, label_names, pair: bool, options: dict,
+                 compilation: SmallBatchCompilation | None = None) -> ServingTask:
+    """The `ServingTask` that serves `model` as `task` (`tfbert.export.tasks`), its label or tag names checked."""
     if compilation is not None and task not in COMPILED_TASKS:
         raise ValueError(f"xla_max_batch applies to {', '.join(COMPILED_TASKS)} exports, not {task}; leave it out")
     if task == "classification":
@@ -140,7 +141,7 @@ def export_saved_model(
         raise ValueError("languages given for an encoder without language embeddings; leave them out")
     preprocessor = export_preprocessor(resolved, tokenizer, sequence_length)
     compilation = SmallBatchCompilation(xla_max_batch) if xla_max_batch else None
-    task = _serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}), compilation)
+    task = serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}), compilation)
     task.check(preprocessor)
     if config.num_languages:
         task.with_languages(_language_names(source, languages, config.num_languages))
@@ -151,7 +152,8 @@ def export_saved_model(
         with version_folder(target, overwrite) as staging:
             tf.saved_model.save(module, staging, signatures=module.signatures())
             check_servable(Path(staging))
-            _write_metadata(Path(staging), task, preprocessor, pair, resolved, source)
+            write_export_metadata(Path(staging) / "assets.extra", "export", task, preprocessor, pair, resolved, source,
+                                  signatures=("serving_default", "tokenize", "preprocess", "encode"))
     return target
 
 
@@ -184,17 +186,18 @@ def _language_names(source, languages: Sequence[str] | None, count: int) -> list
     return names
 
 
-def _write_metadata(target: Path, task: ServingTask, preprocessor: Preprocessor, pair: bool,
-                    resolved: ExportSource, source) -> None:
-    """`assets.extra/`: what was exported (JSON, and the manifest `tfbert.json`), the preprocessor and its
-    tokenizer, for people and clients (`Preprocessor.load(target / "assets.extra")`); TF Serving ignores it."""
-    extra = target / "assets.extra"
-    preprocessor.save(extra)
+def write_export_metadata(folder: Path, kind: str, task: ServingTask, preprocessor: Preprocessor, pair: bool,
+                          resolved: ExportSource, source, signatures: Sequence[str]) -> None:
+    """What an export is, beside its model: `METADATA_FILE` (task, inputs, label names, sequence length,
+    `signatures`), the manifest `tfbert.json` (`kind`) and the preprocessor with its tokenizer
+    (`Preprocessor.load(folder)`), for people and clients. A SavedModel keeps them in `assets.extra/`,
+    which TF Serving ignores; a TF Lite export beside `model.tflite`."""
+    preprocessor.save(folder)
     metadata = {**task.metadata(), "sequence_length": preprocessor.sequence_length, "pair_preprocess": pair,
-                "signatures": ["serving_default", "tokenize", "preprocess", "encode"]}
-    (extra / METADATA_FILE).write_text(json.dumps(metadata, indent=2), encoding="utf-8")
+                "signatures": list(signatures)}
+    (folder / METADATA_FILE).write_text(json.dumps(metadata, indent=2), encoding="utf-8")
     options = getattr(resolved.model, "options", {}) if resolved.task == "embedding" else {}
-    write_manifest(extra, "export", family=resolved.architecture, config=resolved.encoder.config.to_dict(),
+    write_manifest(folder, kind, family=resolved.architecture, config=resolved.encoder.config.to_dict(),
                    preprocessor=preprocessor_fields(preprocessor),
                    task={"task": resolved.task, "labels": metadata.get("label_names") or metadata.get("tag_names"),
                          "pair": pair, **{key: options[key] for key in ("pooling", "normalize") if key in options}},

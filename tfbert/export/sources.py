@@ -117,8 +117,9 @@ def resolve_source(source: str | Path | keras.Model, pooling: str | None = None)
     if isinstance(source, keras.Model):
         return _from_model(source, pooling)
     artifact = artifacts.open(source)
-    if artifact.kind == "export":
-        raise ValueError(f"{source} is already a SavedModel from tfbert export; export the model it came from")
+    if artifact.kind in artifacts.EXPORT_KINDS:
+        raise ValueError(f"{source} is already an export ({artifact.kind}); export the model it came from "
+                         f"({(artifact.manifest or {}).get('provenance', {}).get('source') or 'its source'})")
     task = artifact.task
     model = artifact.load_model() if artifact.model_file is not None or artifact.kind == "pretraining-run" \
         else artifact.load_encoder()

@@ -101,11 +101,22 @@ class _TextTask(ServingTask):
         self.input_names = ("text", "text_pair") if pair else ("text",)
 
     def run(self, model: keras.Model, preprocessor: Preprocessor, inputs: Mapping[str, tf.Tensor]) -> dict:
+        """The task's numeric outputs (`numbers`) for a batch of raw-string inputs."""
         packed = preprocessor.pack(inputs["text"], inputs["text_pair"] if self.pair else None)
         encoder_inputs = _with_language(packed, self.language_id(inputs))
         if self.compilation is None:
-            return _call(model, preprocessor.trim_padding(encoder_inputs))
-        return self.compilation.call(lambda rows: _call(model, rows), encoder_inputs, preprocessor.trim_padding)
+            return self.from_ids(model, preprocessor.trim_padding(encoder_inputs))
+        return self.numbers(self.compilation.call(lambda rows: _call(model, rows), encoder_inputs,
+                                                  preprocessor.trim_padding))
+
+    def from_ids(self, model: keras.Model, encoder_inputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+        """The task's numeric outputs on packed encoder inputs: what `serving_default` computes after packing,
+        and all a TF Lite export holds (`tfbert.export.tflite`); `serve` adds the string outputs."""
+        return self.numbers(_call(model, encoder_inputs))
+
+    @abc.abstractmethod
+    def numbers(self, outputs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+        """The task's numeric outputs from the model's outputs."""
 
     def metadata(self):
         compiled = {"xla_max_batch": self.compilation.max_batch} if self.compilation else {}
@@ -123,14 +134,13 @@ class Classification(_TextTask):
         self.label_names = [str(label) for label in label_names]
 
     def serve(self, model, preprocessor, inputs):
-        logits = self.run(model, preprocessor, inputs)["logits"]
-        label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
-        return {
-            "logits": logits,
-            "probabilities": tf.nn.softmax(logits, axis=-1),
-            "label_id": label_id,
-            "label": tf.gather(tf.constant(self.label_names), label_id),
-        }
+        outputs = self.run(model, preprocessor, inputs)
+        return {**outputs, "label": tf.gather(tf.constant(self.label_names), outputs["label_id"])}
+
+    def numbers(self, outputs):
+        logits = outputs["logits"]
+        return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1),
+                "label_id": tf.argmax(logits, axis=-1, output_type=tf.int32)}
 
     def metadata(self):
         return {**super().metadata(), "label_names": self.label_names}
@@ -142,7 +152,10 @@ class Regression(_TextTask):
     name = "regression"
 
     def serve(self, model, preprocessor, inputs):
-        return {"score": self.run(model, preprocessor, inputs)["score"]}
+        return self.run(model, preprocessor, inputs)
+
+    def numbers(self, outputs):
+        return {"score": outputs["score"]}
 
 
 class Embedding(_TextTask):
@@ -151,7 +164,10 @@ class Embedding(_TextTask):
     name = "embedding"
 
     def serve(self, model, preprocessor, inputs):
-        return {"embedding": self.run(model, preprocessor, inputs)["embedding"]}
+        return self.run(model, preprocessor, inputs)
+
+    def numbers(self, outputs):
+        return {"embedding": outputs["embedding"]}
 
 
 class MultipleChoice(ServingTask):

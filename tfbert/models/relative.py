@@ -29,7 +29,8 @@ def relative_buckets(length, buckets: int, max_distance: int):
         [0, -1, -2, -3]
     """
     positions = ops.arange(length, dtype="int32")
-    distance = positions[:, None] - positions[None, :]
+    # expand_dims rather than [:, None]: TensorFlow Lite has no builtin for a strided slice that adds an axis
+    distance = ops.expand_dims(positions, 1) - ops.expand_dims(positions, 0)
     if not buckets:
         return distance
     mid = buckets // 2
@@ -45,7 +46,7 @@ def relative_buckets(length, buckets: int, max_distance: int):
 def gather_relative(scores, index):
     """`scores` `[batch, heads, rows, 2 * span]` read at `index` `[batch or 1, rows, columns]` -> `[batch, heads, rows, columns]`."""
     shape = ops.shape(scores)
-    index = ops.broadcast_to(index[:, None, :, :], (shape[0], shape[1], ops.shape(index)[1], ops.shape(index)[2]))
+    index = ops.broadcast_to(ops.expand_dims(index, 1), (shape[0], shape[1], ops.shape(index)[1], ops.shape(index)[2]))
     return ops.take_along_axis(scores, index, axis=-1)
 
 
@@ -97,7 +98,7 @@ class RelativePositions(keras.layers.Layer):
         table = self.layer_norm(ops.cast(self.embeddings.embeddings, self.compute_dtype))
         buckets = relative_buckets(ops.shape(inputs)[1], self.buckets, self.max_distance)
         index = ops.clip(buckets + self.span, 0, 2 * self.span - 1)
-        return table, index[None, :, :]
+        return table, ops.expand_dims(index, 0)
 
     def compute_output_spec(self, inputs):
         return (keras.KerasTensor((2 * self.span, self.hidden_size), dtype=self.compute_dtype),

@@ -186,7 +186,7 @@ def load_text_embedder(source: str | Path, *, pooling: str = "mean", max_length:
     if not path.exists():
         raise FileNotFoundError(f"model {str(path)!r} does not exist")
     artifact = artifacts.open(path)
-    if artifact.kind == "export":
+    if artifact.kind in artifacts.EXPORT_KINDS:
         return SavedModelEmbedder(path, batch_size)
     task = artifact.task.get("task")
     if artifact.kind == "model-dir" and task != "embedding":
@@ -209,7 +209,7 @@ def load_cross_encoder(source: str | Path, *, max_length: int | None = None, tok
     if not path.exists():
         raise FileNotFoundError(f"cross-encoder {str(path)!r} does not exist")
     artifact = artifacts.open(path)
-    if artifact.kind == "export":
+    if artifact.kind in artifacts.EXPORT_KINDS:
         return SavedModelCrossEncoder(path, batch_size)
     model = artifact.load_model() if artifact.model_file is not None else None
     if not isinstance(model, SequenceRegressor):

@@ -1,0 +1,179 @@
+"""A TF Lite export (`tfbert.export.tflite`) run on texts: the `SavedModelClient` source of `tfbert predict`.
+
+`TFLiteExport(folder)` reads the folder's `Preprocessor` (`preprocessor.json`, `tokenizer/`) and
+`model.tflite`. A call packs the texts with that preprocessor in TensorFlow (the code a SavedModel's
+`serving_default` and `preprocess` signatures are built from), cuts the batch to its longest text, runs
+the model in a TF Lite interpreter with XNNPACK on `threads` threads and adds `label` (classification)
+from the label names the folder records. The interpreter is `ai_edge_litert`'s (LiteRT, the supported
+runtime) where that package is installed, else TensorFlow's `tf.lite.Interpreter`.
+
+Example:
+    >>> from tfbert.export import SavedModelClient
+    >>> source = TFLiteExport("tflite/sst2", threads=1)        # tfbert export runs/sst2 --format tflite
+    >>> source.task, source.input_names
+    ('classification', ('text',))
+    >>> SavedModelClient(source)(["a gripping film"])[0]["label"] in ("negative", "positive")
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+
+from tfbert.export.signatures import Signature, StringColumns
+
+if TYPE_CHECKING:
+    from tfbert.data.preprocessor import Preprocessor
+
+# What `tfbert.export.tflite` writes, named here, where no TensorFlow is imported to read them.
+MODEL_FILE = "model.tflite"
+KIND = "tflite-export"
+SIGNATURE = "serving_default"
+# What TF Lite's C++ logger prints to stderr when the first allocation applies XNNPACK, on every load.
+XNNPACK_NOTICE = "INFO: Created TensorFlow Lite XNNPACK delegate for CPU."
+# The outputs the loader adds to the model's, as SavedModels return them: the label's name.
+STRING_OUTPUTS = {"classification": "label"}
+
+
+def is_tflite_export(path: str | os.PathLike) -> bool:
+    """Whether `path` is a folder `export_tflite` wrote (its manifest says `tflite-export`)."""
+    from tfbert.artifacts import folder_kind
+
+    return folder_kind(path) == KIND
+
+
+def new_interpreter(model_file: str | os.PathLike, threads: int):
+    """A TF Lite interpreter of `model_file` on `threads` threads, XNNPACK applied (the default delegate):
+    LiteRT's (`ai_edge_litert`) where installed, else `tf.lite.Interpreter`, whose deprecation warning points
+    to LiteRT (silenced here: LiteRT is used whenever it is there)."""
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError:
+        import tensorflow as tf
+
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*tf.lite.Interpreter is deprecated")
+            return tf.lite.Interpreter(model_path=str(model_file), num_threads=threads)
+    return Interpreter(model_path=str(model_file), num_threads=threads)
+
+
+def allocate_quietly(interpreter) -> None:
+    """`interpreter.allocate_tensors()` without `XNNPACK_NOTICE`, which the first allocation prints from C++ (no
+    setting reachable from Python silences it): stderr is captured at the file-descriptor level meanwhile and
+    everything else is written back. (`tfbert.commands.tensorflow_logs` does this for TensorFlow's start-up
+    lines, a layer above this one.)"""
+    sys.stderr.flush()
+    try:
+        stderr_copy = os.dup(2)
+    except OSError:   # no file descriptor 2 (a closed stderr): nothing to keep clean
+        interpreter.allocate_tensors()
+        return
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            interpreter.allocate_tensors()
+        finally:
+            os.dup2(stderr_copy, 2)
+            os.close(stderr_copy)
+            captured.seek(0)
+            lines = captured.read().decode("utf-8", "replace").splitlines(keepends=True)
+            sys.stderr.write("".join(line for line in lines if line.strip() != XNNPACK_NOTICE))
+            sys.stderr.flush()
+
+
+class TFLiteExport:
+    """A TF Lite export folder as a `SavedModelClient` source (see the module notes).
+
+    `threads`: the interpreter's threads, by default every core this process may run on. Calls from
+    several threads take turns (an interpreter runs one call at a time).
+    """
+
+    def __init__(self, folder: str | os.PathLike, threads: int | None = None):
+        from tfbert.data.preprocessor import Preprocessor
+        from tfbert.export.saved_model import METADATA_FILE
+
+        self.folder = Path(folder)
+        if not is_tflite_export(self.folder):
+            raise ValueError(f"{str(self.folder)!r} is not a TF Lite export (no tfbert.json of kind tflite-export); "
+                             "give the folder tfbert export --format tflite wrote")
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads {threads}: give 1 or more")
+        self.metadata = json.loads((self.folder / METADATA_FILE).read_text(encoding="utf-8"))
+        self.task = self.metadata["task"]
+        self.input_names = tuple(self.metadata["inputs"])
+        self.preprocessor = Preprocessor.load(self.folder)
+        self.threads = threads or len(os.sched_getaffinity(0))
+        self.interpreter = new_interpreter(self.folder / MODEL_FILE, self.threads)
+        allocate_quietly(self.interpreter)   # before the signature runner, which holds the interpreter's tensors
+        runner = self.interpreter.get_signature_runner(SIGNATURE)
+        self._inputs = {name: detail["index"] for name, detail in runner.get_input_details().items()}
+        self._outputs = {name: detail["index"] for name, detail in runner.get_output_details().items()}
+        self._output_shapes = {name: tuple(None if size < 0 else int(size) for size in detail["shape_signature"])
+                               for name, detail in runner.get_output_details().items()}
+        self._shape: tuple | None = None
+        self._lock = threading.Lock()
+        self._pack = _packing_function(self.preprocessor, len(self.input_names))
+
+    @property
+    def label(self) -> str:
+        return str(self.folder)
+
+    @property
+    def extra(self) -> Path:
+        """The folder of the export's `tfbert_export.json` and `tokenizer/` (a SavedModel's `assets.extra/`)."""
+        return self.folder
+
+    def encode(self, columns: StringColumns) -> dict[str, np.ndarray]:
+        """The model's int32 inputs for `{input name: strings}`: packed, cut to the batch's longest text."""
+        import tensorflow as tf
+
+        texts = [tf.constant(list(columns[name]), tf.string) for name in self.input_names]
+        return {name: value.numpy() for name, value in self._pack(*texts).items()}
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """`model.tflite` on int32 `token_ids`, `segment_ids`, `padding_mask` `[batch, length]`; its outputs."""
+        with self._lock:
+            shape = tuple(inputs["token_ids"].shape)
+            if shape != self._shape:    # a new shape: the interpreter plans its tensors (and XNNPACK) again
+                for index in self._inputs.values():
+                    self.interpreter.resize_tensor_input(index, shape)
+                self.interpreter.allocate_tensors()
+                self._shape = shape
+            for name, index in self._inputs.items():
+                self.interpreter.set_tensor(index, np.asarray(inputs[name], np.int32))
+            self.interpreter.invoke()
+            return {name: self.interpreter.get_tensor(index) for name, index in self._outputs.items()}
+
+    def __call__(self, columns: StringColumns) -> dict[str, np.ndarray]:
+        """`{input name: strings}` to the task's outputs, named and typed as the SavedModel export's."""
+        outputs = self.run(self.encode(columns))
+        if self.task == "classification":
+            names = np.array([name.encode("utf-8") for name in self.metadata["label_names"]], dtype=object)
+            outputs["label"] = names[outputs["label_id"]]
+        return outputs
+
+    def signatures(self) -> dict[str, Signature]:
+        """`serving_default`: the task's string inputs to its outputs (`SavedModelClient` reads the task from them)."""
+        shapes = dict(self._output_shapes)
+        if self.task in STRING_OUTPUTS:
+            shapes[STRING_OUTPUTS[self.task]] = (None,)
+        return {SIGNATURE: Signature(SIGNATURE, {name: "string" for name in self.input_names}, shapes, self)}
+
+
+def _packing_function(preprocessor: "Preprocessor", texts: int):
+    """`preprocessor.pack` then `trim_padding`, traced once for `texts` string inputs (a text, or a pair)."""
+    import tensorflow as tf
+
+    def pack(*inputs):
+        return preprocessor.trim_padding(preprocessor.pack(*inputs))
+
+    return tf.function(pack, input_signature=[tf.TensorSpec([None], tf.string)] * texts, autograph=False)

@@ -16,14 +16,20 @@ same weights on the same Botchan lines (the test assets):
 - tfbert's TF Lite export: `export_tflite` of the same `SentenceEmbedder` (encoder, mean pooling, unit length;
   builtin ops, open batch and length), run by its loader `tfbert.export.TFLiteExport` as `tfbert predict` runs
   it: the export's `Preprocessor` packs the strings (in TensorFlow), the batch is cut to its longest text and
-  XNNPACK runs `model.tflite` on `--threads` threads.
+  XNNPACK runs `model.tflite` on `--threads` threads; once with float32 weights and once with int8 weights
+  (`--quantize dynamic`, TF Lite's dynamic-range quantization).
+- ONNX Runtime with int8 weights: the same fused model through `onnxruntime.quantization.quantize_dynamic`
+  (int8 weights per tensor, as sentence-transformers' `export_dynamic_quantized_onnx_model` makes it for
+  AVX-512 VNNI CPUs), the peer of tfbert's int8 row. Ratios are to float32 ORT.
 
-Both get the same threads (`--threads`, by default every core this process may run on): TensorFlow's
+All get the same threads (`--threads`, by default every core this process may run on): TensorFlow's
 intra-op and inter-op pools, ONNX Runtime's intra-op pool (sequential execution). Pin the process with
 `taskset` to measure on fixed cores. Each round measures batch-1 p50 / p99 latency over `--requests`
 calls and sentences/s at batch 32 and 64 over `--seconds`, tfbert then ORT; the table shows medians over
-`--rounds` and the ratios. The max |difference| column compares each system's embeddings of 64 lines to
-sentence-transformers' own (`SentenceTransformer([Transformer, Pooling("mean"), Normalize()])`, PyTorch).
+`--rounds` and the ratios. The last three columns compare each system's embeddings of 64 lines to
+sentence-transformers' own (`SentenceTransformer([Transformer, Pooling("mean"), Normalize()])`, PyTorch):
+the max |difference|, the least cosine, and the Spearman correlation of the 2,016 pair similarities (what an
+STS evaluation ranks), which is what int8 weights move.
 
     nice -n 10 taskset -c 0,1 python benchmarks/serving_ort.py [--rounds 5] [--output benchmarks/results/serving_ort.md]
 """
@@ -52,6 +58,7 @@ SEQUENCE_LENGTH = 128
 NUM_HEADS = 12
 THROUGHPUT_BATCHES = (32, 64)
 ORT = "ONNX Runtime (fused BERT) + tokenizers"
+ORT_INT8 = "ONNX Runtime (fused BERT, int8 weights) + tokenizers"
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
@@ -97,18 +104,19 @@ def tflite_interpreter(model, output: str, shape: list[int | None], threads: int
     return interpreter, indexes
 
 
-def tflite_embedder(checkpoint: Path, directory: str, threads: int):
+def tflite_embedder(checkpoint: Path, directory: str, threads: int, quantize: str | None = None):
     """Strings -> unit-length embeddings through tfbert's TF Lite export: `export_tflite` of the same
-    `SentenceEmbedder`, run by `TFLiteExport` (the export's preprocessor, the batch cut to its longest text,
-    XNNPACK on `threads` threads), the loader `tfbert predict` uses."""
+    `SentenceEmbedder` (`quantize="dynamic"`: int8 weights), run by `TFLiteExport` (the export's preprocessor,
+    the batch cut to its longest text, XNNPACK on `threads` threads), the loader `tfbert predict` uses."""
     from tfbert.convert.huggingface import load_huggingface
     from tfbert.export import TFLiteExport, export_tflite
     from tfbert.tasks.models import SentenceEmbedder
     from tfbert.text import WordPieceTokenizer
 
     model = SentenceEmbedder(load_huggingface(checkpoint), pooling="mean", normalize=True)
-    folder = export_tflite(model, "minilm_tflite", tokenizer=WordPieceTokenizer(checkpoint / "vocab.txt"),
-                           output_dir=directory, sequence_length=SEQUENCE_LENGTH)
+    folder = export_tflite(model, f"minilm_tflite_{quantize or 'float32'}",
+                           tokenizer=WordPieceTokenizer(checkpoint / "vocab.txt"), output_dir=directory,
+                           sequence_length=SEQUENCE_LENGTH, quantize=quantize)
     source = TFLiteExport(folder, threads)
 
     def embed(texts):
@@ -146,8 +154,23 @@ def onnx_model(checkpoint: Path, directory: str) -> str:
     return str(optimised)
 
 
-def ort_embedder(checkpoint: Path, directory: str, threads: int):
-    """Strings -> unit-length embeddings: `tokenizers`, the fused ONNX model in onnxruntime, NumPy pooling."""
+def quantized_onnx_model(fused: str) -> str:
+    """The fused model with int8 weights, as sentence-transformers' `export_dynamic_quantized_onnx_model` makes
+    it for AVX-512 VNNI CPUs (`onnxruntime.quantization.quantize_dynamic`: int8 weights per tensor, activations
+    quantized per call); the file's path."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantized = fused.replace(".onnx", "_int8.onnx")
+    # the fused ops (com.microsoft domain) give shape inference no output types: say they are float32
+    quantize_dynamic(fused, quantized, weight_type=QuantType.QInt8, per_channel=False, reduce_range=False,
+                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+    return quantized
+
+
+def ort_embedder(checkpoint: Path, directory: str, threads: int, int8: bool = False):
+    """Strings -> unit-length embeddings: `tokenizers`, the fused ONNX model (`int8`: its int8-weight copy) in
+    onnxruntime, NumPy pooling."""
     import onnxruntime
     import tokenizers
 
@@ -159,7 +182,8 @@ def ort_embedder(checkpoint: Path, directory: str, threads: int):
     options.inter_op_num_threads = 1
     options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = onnxruntime.InferenceSession(onnx_model(checkpoint, directory), options,
+    model_file = onnx_model(checkpoint, directory)
+    session = onnxruntime.InferenceSession(quantized_onnx_model(model_file) if int8 else model_file, options,
                                            providers=["CPUExecutionProvider"])
 
     def tokenize(texts):
@@ -256,24 +280,42 @@ def median(measured: list[dict[str, float]], column: str) -> float:
     return statistics.median(round_[column] for round_ in measured)
 
 
-def table(results: dict[str, list[dict[str, float]]], differences: dict[str, float]) -> list[str]:
-    """The Markdown table: a row of medians over the rounds per system, then a row per tfbert export of its
-    ratios to ORT (the median of the per-round ratios)."""
+def agreement(embeddings: np.ndarray, reference: np.ndarray) -> tuple[float, float, float]:
+    """How far `embeddings` are from sentence-transformers' `reference` (unit length, same texts): the max abs
+    difference, the least cosine of a text's two embeddings, and the Spearman correlation of the cosine
+    similarities of every pair of texts (what an STS score ranks)."""
+    def pair_similarities(vectors):
+        vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        return (vectors @ vectors.T)[np.triu_indices(len(vectors), 1)]
+
+    def ranks(values):
+        return np.argsort(np.argsort(values)).astype(np.float64)
+
+    cosine = np.sum(embeddings * reference, axis=1) / np.linalg.norm(embeddings, axis=1) / np.linalg.norm(reference, axis=1)
+    spearman = np.corrcoef(ranks(pair_similarities(embeddings)), ranks(pair_similarities(reference)))[0, 1]
+    return float(np.abs(embeddings - reference).max()), float(cosine.min()), float(spearman)
+
+
+def table(results: dict[str, list[dict[str, float]]], differences: dict[str, tuple[float, float, float]]) -> list[str]:
+    """The Markdown table: a row of medians over the rounds per system, then a row per system of its ratios to
+    ORT (the median of the per-round ratios)."""
     lines = ["| system | batch 1 p50 ms | batch 1 p99 ms | "
-             + " | ".join(f"{column} sentences/s" for column in COLUMNS[2:]) + " | max abs diff to sentence-transformers |",
-             "|---|---:|---:|" + "---:|" * len(THROUGHPUT_BATCHES) + "---:|"]
+             + " | ".join(f"{column} sentences/s" for column in COLUMNS[2:])
+             + " | max abs diff to sentence-transformers | least cosine | pair-similarity Spearman |",
+             "|---|---:|---:|" + "---:|" * len(THROUGHPUT_BATCHES) + "---:|---:|---:|"]
     for name, measured in results.items():
+        difference, cosine, spearman = differences[name]
         lines.append(f"| {name} | {median(measured, 'p50'):.2f} | {median(measured, 'p99'):.2f} | "
                      + " | ".join(f"{median(measured, column):.0f}" for column in COLUMNS[2:])
-                     + f" | {differences[name]:.1e} |")
+                     + f" | {difference:.1e} | {cosine:.4f} | {spearman:.4f} |")
     for name, ratios in ratios_to_ort(results).items():
         lines.append(f"| {name} / ORT | " + " | ".join(f"{statistics.median(ratios[column]):.2f}x" for column in COLUMNS)
-                     + " | |")
+                     + " | | | |")
     return lines
 
 
 def ratios_to_ort(results: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, list[float]]]:
-    """Each tfbert export's per-round ratios to ORT's measurement of the same round, by column."""
+    """Each other system's per-round ratios to ORT's (float32) measurement of the same round, by column."""
     return {name: {column: [a[column] / b[column] for a, b in zip(measured, results[ORT])] for column in COLUMNS}
             for name, measured in results.items() if name != ORT}
 
@@ -312,9 +354,12 @@ def main() -> None:
                    f"tfbert SavedModel (strings in), xla_max_batch={args.xla_max_batch}":
                        tfbert_embedder(checkpoint, directory, args.xla_max_batch),
                    "tfbert TF Lite export (XNNPACK)": tflite_embedder(checkpoint, directory, args.threads),
-                   ORT: ort_embedder(checkpoint, directory, args.threads)}
+                   "tfbert TF Lite export, int8 weights (`--quantize dynamic`)":
+                       tflite_embedder(checkpoint, directory, args.threads, "dynamic"),
+                   ORT: ort_embedder(checkpoint, directory, args.threads),
+                   ORT_INT8: ort_embedder(checkpoint, directory, args.threads, int8=True)}
         reference = sentence_transformer(checkpoint, SEQUENCE_LENGTH).encode(texts[:64], convert_to_numpy=True)
-        differences = {name: float(np.abs(embed(texts[:64]) - reference).max()) for name, embed in systems.items()}
+        differences = {name: agreement(embed(texts[:64]), reference) for name, embed in systems.items()}
         for embed in systems.values():
             warm_up(embed, texts)
         results = {name: [] for name in systems}

@@ -160,3 +160,28 @@ def test_a_conversion_failure_names_the_ops_and_their_layers_in_one_line():
     assert _first_line(Exception(message)) == \
         "tf.Einsum in encoder/layer0_attention; tf.StridedSlice in encoder/layer0_attention, encoder/relative"
     assert _first_line(Exception("the converter's own error\nits details")) == "the converter's own error"
+
+
+def test_dynamic_quantization_stores_int8_weights_and_keeps_the_embeddings(models, tokenizer, tflite_exports,
+                                                                         tflite_sources, tmp_path, capsys):
+    """`quantize="dynamic"`: a smaller file that says so, and embeddings close to the float32 export's (a cosine
+    of at least 0.99 on the shared texts); `--quantize` without `--format tflite` is refused in one line."""
+    from tfbert.export import TFLiteExport, export_tflite
+
+    folder = export_tflite(models["embedding"], "int8", tokenizer=tokenizer, output_dir=tmp_path,
+                           sequence_length=SEQUENCE_LENGTH, quantize="dynamic")
+    assert json.loads((folder / "tfbert_export.json").read_text())["quantization"] == "dynamic"
+    assert json.loads((tflite_exports["embedding"] / "tfbert_export.json").read_text())["quantization"] is None
+    float32_size = (tflite_exports["embedding"] / "model.tflite").stat().st_size
+    assert (folder / "model.tflite").stat().st_size < 0.5 * float32_size
+    ours = TFLiteExport(folder, threads=1)({"text": TEXTS})["embedding"]
+    theirs = tflite_sources["embedding"]({"text": TEXTS})["embedding"]
+    cosines = np.sum(ours * theirs, axis=1) / np.linalg.norm(ours, axis=1) / np.linalg.norm(theirs, axis=1)
+    assert cosines.min() > 0.99 and np.abs(ours - theirs).max() > 0, "int8 weights move the outputs a little"
+
+    with pytest.raises(ValueError, match="quantize 'int4': give one of dynamic, or None for float32 weights"):
+        export_tflite(models["embedding"], "int4", tokenizer=tokenizer, output_dir=tmp_path, quantize="int4")
+    assert main(["export", str(folder), "--name", "x", "--quantize", "dynamic"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "tfbert export: error: --quantize is for --format tflite (a SavedModel keeps float32 weights); add "
+        "--format tflite or leave --quantize out")

@@ -187,14 +187,15 @@ def _language_names(source, languages: Sequence[str] | None, count: int) -> list
 
 
 def write_export_metadata(folder: Path, kind: str, task: ServingTask, preprocessor: Preprocessor, pair: bool,
-                          resolved: ExportSource, source, signatures: Sequence[str]) -> None:
+                          resolved: ExportSource, source, signatures: Sequence[str],
+                          extra: dict | None = None) -> None:
     """What an export is, beside its model: `METADATA_FILE` (task, inputs, label names, sequence length,
-    `signatures`), the manifest `tfbert.json` (`kind`) and the preprocessor with its tokenizer
-    (`Preprocessor.load(folder)`), for people and clients. A SavedModel keeps them in `assets.extra/`,
+    `signatures`, and `extra`: a TF Lite export's `quantization`), the manifest `tfbert.json` (`kind`) and
+    the preprocessor with its tokenizer (`Preprocessor.load(folder)`), for people and clients. A SavedModel keeps them in `assets.extra/`,
     which TF Serving ignores; a TF Lite export beside `model.tflite`."""
     preprocessor.save(folder)
     metadata = {**task.metadata(), "sequence_length": preprocessor.sequence_length, "pair_preprocess": pair,
-                "signatures": list(signatures)}
+                "signatures": list(signatures), **(extra or {})}
     (folder / METADATA_FILE).write_text(json.dumps(metadata, indent=2), encoding="utf-8")
     options = getattr(resolved.model, "options", {}) if resolved.task == "embedding" else {}
     write_manifest(folder, kind, family=resolved.architecture, config=resolved.encoder.config.to_dict(),

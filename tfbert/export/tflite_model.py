@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 MODEL_FILE = "model.tflite"
 KIND = "tflite-export"
 SIGNATURE = "serving_default"
+# `export_tflite`'s `quantize` values and what each stores.
+QUANTIZATIONS = {"dynamic": "int8 weights, float32 activations (TF Lite dynamic-range quantization)"}
 # What TF Lite's C++ logger prints to stderr when the first allocation applies XNNPACK, on every load.
 XNNPACK_NOTICE = "INFO: Created TensorFlow Lite XNNPACK delegate for CPU."
 # The outputs the loader adds to the model's, as SavedModels return them: the label's name.

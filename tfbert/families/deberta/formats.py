@@ -7,6 +7,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.spec import Assignment, HuggingFaceFormat
@@ -67,18 +68,17 @@ def write_deberta_config(encoder: EncoderConfig) -> dict[str, Any]:
             "share_att_key": encoder.share_attention_key, "norm_rel_ebd": "layer_norm"}
 
 
+# `DebertaV2Layer`'s self-attention scope: BERT's names but `{query,key,value}_proj` and `pos_{query,key}_proj`.
+ATTENTION = "encoder.layer.{layer}.attention.self."
 # `DebertaV2Model`: word and token-type embeddings (no position table), the shared relative table and its
-# LayerNorm, and per layer `query_proj`/`key_proj`/`value_proj` (and `pos_*_proj` unless the key is shared); no pooler.
+# LayerNorm, BERT's blocks with DeBERTa's projections (`pos_*_proj` unless the key is shared); no pooler.
 HUGGINGFACE_NAMES = weights.EncoderNames(
     weights.PYTORCH,
     weights.EmbeddingNames("embeddings.word_embeddings.weight", "embeddings.LayerNorm",
                            segment="embeddings.token_type_embeddings.weight"),
-    weights.BlockNames("encoder.layer.{layer}.attention.self.query_proj", "encoder.layer.{layer}.attention.self.key_proj",
-                       "encoder.layer.{layer}.attention.self.value_proj", "encoder.layer.{layer}.attention.output.dense",
-                       "encoder.layer.{layer}.attention.output.LayerNorm", "encoder.layer.{layer}.intermediate.dense",
-                       "encoder.layer.{layer}.output.dense", "encoder.layer.{layer}.output.LayerNorm",
-                       position_query="encoder.layer.{layer}.attention.self.pos_query_proj",
-                       position_key="encoder.layer.{layer}.attention.self.pos_key_proj"),
+    dataclasses.replace(weights.BlockNames.bert("encoder.layer.{layer}."), query=f"{ATTENTION}query_proj",
+                        key=f"{ATTENTION}key_proj", value=f"{ATTENTION}value_proj",
+                        position_query=f"{ATTENTION}pos_query_proj", position_key=f"{ATTENTION}pos_key_proj"),
     relative=("encoder.rel_embeddings.weight", "encoder.LayerNorm"),
 )
 

@@ -73,7 +73,7 @@ def split_inputs_and_labels(batch: dict[str, tf.Tensor], config: ModelConfig,
     recipe = spec.examples
     inputs = {name: batch[name] for name in MODEL_INPUTS + recipe.extra_inputs}
     labels = {"masked_ids": batch["masked_ids"], "masked_weights": batch["masked_weights"]}
-    trained = spec.default_objectives if objectives is None else objectives
+    trained = spec.chosen_objectives(objectives)
     if recipe.data_label and recipe.model_label.removesuffix("_labels") in trained:
         labels[recipe.model_label] = batch[recipe.data_label]
     return inputs, labels

@@ -1,8 +1,9 @@
-"""Weight-name layouts that checkpoint formats share: dense, LayerNorm, fused QKV, a BERT-style block.
+"""Weight-name layouts that checkpoint formats share: dense, LayerNorm, fused QKV, a BERT-style block, a whole encoder.
 
 Each helper yields assignments `(tfbert variable, checkpoint names, function of those arrays)`;
-a family's weight-name map (in `tfbert/families/<family>/formats.py`) is a chain of them, and the
-converters copy every assignment from a mapping of checkpoint names to arrays (`copy_weights`).
+`EncoderNames` composes them into every weight of an encoder from the names one format gives them,
+so a family's weight-name map (in `tfbert/families/<family>/formats.py`) declares names only, and
+the converters copy every assignment from a mapping of checkpoint names to arrays (`copy_weights`).
 A `Layout` says how one format names and stores a dense layer and a LayerNorm: PyTorch stores
 dense kernels as `[out, in]` (`name.weight`, transposed here), TensorFlow as `[in, out]`
 (`name/kernel`, LayerNorm `gamma`/`beta`), keras-hub's attention projections with a heads axis

@@ -54,8 +54,8 @@ class Layout:
 
     Attributes:
         separator: between a scope and a parameter name (`.` in PyTorch, `/` in TensorFlow).
-        kernel, gamma, beta: the parameter names of a dense kernel and a LayerNorm's scale and offset
-            (a dense bias is `bias` everywhere).
+        kernel, gamma, beta: the parameter names of a dense kernel and a LayerNorm's scale and offset.
+        bias: the parameter name of a dense bias (`bias` but in Google's output layers).
         kernel_fn: a stored dense kernel as Keras's `[in, out]` matrix.
         output_kernel_fn: the same for an attention output projection (whose input axis keras-hub
             splits into heads).
@@ -71,6 +71,7 @@ class Layout:
     beta: str
     kernel_fn: Callable[[np.ndarray], np.ndarray]
     output_kernel_fn: Callable[[np.ndarray], np.ndarray]
+    bias: str = "bias"
 
     def name(self, scope: str, parameter: str) -> str:
         return f"{scope}{self.separator}{parameter}"
@@ -86,6 +87,8 @@ PYTORCH = Layout(".", "weight", "weight", "bias", transpose, transpose)
 TENSORFLOW = Layout("/", "kernel", "gamma", "beta", identity, identity)
 # keras-hub backbones' variable paths: as TensorFlow's, with per-head attention kernels.
 KERAS_HUB = Layout("/", "kernel", "gamma", "beta", merge_trailing_axes, merge_leading_axes)
+# The output layers of Google's TF1 heads (BERT's NSP classifier): `output_weights` [classes, in], `output_bias`.
+TENSORFLOW_OUTPUT = Layout("/", "output_weights", "gamma", "beta", transpose, transpose, "output_bias")
 
 
 def fuse_kernels(*kernels: np.ndarray) -> np.ndarray:
@@ -112,14 +115,7 @@ def dense(layer: Any, name: str, layout: Layout = PYTORCH, kernel_fn: Callable |
     """A Keras `Dense` from `name`'s kernel (as `layout` stores it, or through `kernel_fn`) and bias."""
     kernel, bias = layer.weights
     yield kernel, (layout.name(name, layout.kernel),), kernel_fn or layout.kernel_fn
-    yield bias, (layout.name(name, "bias"),), identity
-
-
-def classifier(layer: Any, weights: str, bias: str) -> Iterator[Assignment]:
-    """A Keras `Dense` from a TF1 `output_weights` matrix `[classes, in]` and `output_bias` (BERT's NSP head)."""
-    kernel, offset = layer.weights
-    yield kernel, (weights,), transpose
-    yield offset, (bias,), identity
+    yield bias, (layout.name(name, layout.bias),), identity
 
 
 def layer_norm(layer: Any, name: str, layout: Layout = PYTORCH) -> Iterator[Assignment]:
@@ -133,7 +129,7 @@ def fused_qkv(layer: Any, names: tuple[str, str, str], layout: Layout = PYTORCH)
     """tfbert's fused `query_key_value` Dense from three separate query, key and value projections."""
     kernel, bias = layer.weights
     yield kernel, tuple(layout.name(name, layout.kernel) for name in names), layout.fuse_kernels
-    yield bias, tuple(layout.name(name, "bias") for name in names), fuse_biases
+    yield bias, tuple(layout.name(name, layout.bias) for name in names), fuse_biases
 
 
 @dataclasses.dataclass(frozen=True)
@@ -306,6 +302,33 @@ def masked_lm_head(head: Any, transform: str, norm: str, bias: str, layout: Layo
     yield from dense(head.transform, transform, layout)
     yield from layer_norm(head.layer_norm, norm, layout)
     yield from tensor(head.output_bias, bias)
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadNames:
+    """How one checkpoint format names a `PretrainingModel`'s heads: a family's `head_weights`.
+
+    Called as `names(model)`, it lists the masked-LM head (`mlm_head`: `transform`, `norm`, the
+    output `bias`) and, when the model trains one and the format names it (`pair`), the NSP / SOP
+    classifier (`{objective}_head`), stored as `pair_layout` says.
+
+    Example:
+        >>> HeadNames("lm_head.dense", "lm_head.layer_norm", "lm_head.bias").pair is None
+        True
+    """
+
+    transform: str
+    norm: str
+    bias: str
+    pair: str | None = None
+    layout: Layout = PYTORCH
+    pair_layout: Layout = PYTORCH
+
+    def __call__(self, model: Any) -> Iterator[Assignment]:
+        yield from masked_lm_head(model.get_layer("mlm_head"), self.transform, self.norm, self.bias, self.layout)
+        if self.pair is not None and model.pair_objective:
+            classifier = model.get_layer(f"{model.pair_objective}_head").classifier
+            yield from dense(classifier, self.pair, self.pair_layout)
 
 
 def copy_weights(assignments: Iterable[Assignment], tensors: Mapping[str, np.ndarray], source: str,

@@ -572,8 +572,9 @@ def document_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings:
     def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
         local = settings.data_service is None
         shard = shard_for_input_pipeline(source, input_context) if local else source
-        examples = pretraining_examples(config, tokenizer, shuffled(shard, settings.shuffle_buffer, settings.seed).repeat(),
-                                        batch_size=batch_size, sequence_length=settings.sequence_length,
+        documents = shuffled(shard, settings.shuffle_buffer, settings.seed).repeat()
+        examples = pretraining_examples(config, tokenizer, documents, batch_size=batch_size,
+                                        sequence_length=settings.sequence_length,
                                         max_predictions=settings.max_predictions, seed=settings.seed,
                                         shuffle_buffer=settings.shuffle_buffer, objectives=objectives,
                                         line_by_line=settings.line_by_line)

@@ -8,12 +8,12 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from tfbert.architectures.spec import Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
+from tfbert.architectures.spec import HuggingFaceFormat, KerasHubFormat, TF1Format
 from tfbert.convert import weights
 from tfbert.families.bert import formats as bert
-from tfbert.families.bert.formats import (GOOGLE_BERT_ACTIVATIONS, google_bert_head_weights, keras_hub_block_names,
+from tfbert.families.bert.formats import (GOOGLE_BERT_ACTIVATIONS, TF1_HEAD_NAMES, keras_hub_block_names,
                                           pooler_classifier_weights, read_bert_fields, read_google_fields,
                                           read_keras_hub_fields, write_bert_fields, write_google_fields,
                                           write_keras_hub_fields)
@@ -57,13 +57,9 @@ HUGGINGFACE_NAMES = dataclasses.replace(
     projection="encoder.embedding_hidden_mapping_in", pooler="pooler", shared=True)
 
 
-def albert_head_weights(model) -> Iterator[Assignment]:
-    """`AlbertForPreTraining`'s masked-LM head (`predictions`) and SOP classifier."""
-    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "predictions.dense", "predictions.LayerNorm",
-                                      "predictions.bias")
-    if model.pair_objective:
-        yield from weights.dense(model.get_layer(f"{model.pair_objective}_head").classifier,
-                                 "sop_classifier.classifier")
+# `AlbertForPreTraining`'s masked-LM head (`predictions`) and SOP classifier.
+HEAD_NAMES = weights.HeadNames("predictions.dense", "predictions.LayerNorm", "predictions.bias",
+                               pair="sop_classifier.classifier")
 
 
 # google-research/albert's `AlbertConfig` defaults, for fields an albert_config.json leaves out.
@@ -134,7 +130,7 @@ HUGGINGFACE = HuggingFaceFormat(
     read_config=read_albert_config,
     write_config=write_albert_config,
     encoder_weights=HUGGINGFACE_NAMES,
-    head_weights=albert_head_weights,
+    head_weights=HEAD_NAMES,
     class_prefix="Albert",
     pretraining_class="AlbertForPreTraining",
     classifier_weights=pooler_classifier_weights("albert", HUGGINGFACE_NAMES),
@@ -147,7 +143,7 @@ TF1 = TF1Format(
     read_config=read_google_albert_config,
     write_config=write_google_albert_config,
     encoder_weights=TF1_NAMES,
-    head_weights=google_bert_head_weights,
+    head_weights=TF1_HEAD_NAMES,
     lowercase=True,
 )
 

@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.spec import ACTIVATIONS, Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
@@ -100,17 +101,11 @@ HUGGINGFACE_NAMES = weights.EncoderNames(
 )
 
 
-def bert_masked_lm_weights(model) -> Iterator[Assignment]:
-    """`BertForMaskedLM`'s head (`cls.predictions`, the decoder being the tied token table)."""
-    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "cls.predictions.transform.dense",
-                                      "cls.predictions.transform.LayerNorm", "cls.predictions.bias")
-
-
-def bert_head_weights(model) -> Iterator[Assignment]:
-    """`BertForPreTraining`'s masked-LM head (`cls.predictions`) and NSP classifier (`cls.seq_relationship`)."""
-    yield from bert_masked_lm_weights(model)
-    if model.pair_objective:
-        yield from weights.dense(model.get_layer(f"{model.pair_objective}_head").classifier, "cls.seq_relationship")
+# `BertForMaskedLM`'s head (`cls.predictions`, the decoder being the tied token table).
+MASKED_LM_NAMES = weights.HeadNames("cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+                                    "cls.predictions.bias")
+# `BertForPreTraining`'s heads: the masked LM and the NSP classifier (`cls.seq_relationship`).
+HEAD_NAMES = dataclasses.replace(MASKED_LM_NAMES, pair="cls.seq_relationship")
 
 
 def pooler_classifier_weights(prefix: str, encoder_weights=HUGGINGFACE_NAMES):
@@ -125,7 +120,7 @@ def pooler_classifier_weights(prefix: str, encoder_weights=HUGGINGFACE_NAMES):
     return assignments
 
 
-def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head_weights=bert_head_weights,
+def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head_weights=HEAD_NAMES,
                 **options: Any) -> HuggingFaceFormat:
     """A Hugging Face format with BERT's encoder layout, neither sharing nor factorized embeddings
     (BERT, RoBERTa, XLM-R, SpanBERT); `options` are `HuggingFaceFormat`'s other fields.
@@ -191,14 +186,10 @@ TF1_NAMES = weights.EncoderNames(
 )
 
 
-def google_bert_head_weights(model) -> Iterator[Assignment]:
-    """`run_pretraining.py`'s `cls/predictions` (tied masked LM) and `cls/seq_relationship` (NSP, or ALBERT's SOP)."""
-    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "cls/predictions/transform/dense",
-                                      "cls/predictions/transform/LayerNorm", "cls/predictions/output_bias",
-                                      weights.TENSORFLOW)
-    if model.pair_objective:
-        yield from weights.classifier(model.get_layer(f"{model.pair_objective}_head").classifier,
-                                      "cls/seq_relationship/output_weights", "cls/seq_relationship/output_bias")
+# `run_pretraining.py`'s `cls/predictions` (tied masked LM) and `cls/seq_relationship` (NSP, or ALBERT's SOP).
+TF1_HEAD_NAMES = weights.HeadNames("cls/predictions/transform/dense", "cls/predictions/transform/LayerNorm",
+                                   "cls/predictions/output_bias", pair="cls/seq_relationship",
+                                   layout=weights.TENSORFLOW, pair_layout=weights.TENSORFLOW_OUTPUT)
 
 
 TF1 = TF1Format(
@@ -208,7 +199,7 @@ TF1 = TF1Format(
     read_config=read_google_bert_config,
     write_config=write_google_bert_config,
     encoder_weights=TF1_NAMES,
-    head_weights=google_bert_head_weights,
+    head_weights=TF1_HEAD_NAMES,
 )
 
 

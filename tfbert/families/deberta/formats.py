@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.spec import Assignment, HuggingFaceFormat
 from tfbert.convert import weights
-from tfbert.families.bert.formats import HF_ACTIVATIONS, bert_head_weights, read_bert_fields, write_bert_fields
+from tfbert.families.bert.formats import HEAD_NAMES, HF_ACTIVATIONS, read_bert_fields, write_bert_fields
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig
@@ -88,7 +88,7 @@ def deberta_head_weights(model) -> Iterator[Assignment]:
     if not hasattr(model, "pair_objective"):
         raise ValueError("a Hugging Face DeBERTa checkpoint holds a masked-LM head; build the pretraining model "
                          "with objectives ['mlm'] to load or save it")
-    yield from bert_head_weights(model)
+    yield from HEAD_NAMES(model)
 
 
 HUGGINGFACE = HuggingFaceFormat(

@@ -29,10 +29,8 @@ def read_roberta_config(hf: Mapping[str, Any]) -> dict[str, Any]:
     return dict(**fields, position_offset=fields["pad_id"] + 1)
 
 
-def roberta_head_weights(model) -> Iterator[Assignment]:
-    """`RobertaForMaskedLM`'s `lm_head` (no sentence-pair head)."""
-    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "lm_head.dense", "lm_head.layer_norm",
-                                      "lm_head.bias")
+# `RobertaForMaskedLM`'s `lm_head` (no sentence-pair head).
+HEAD_NAMES = weights.HeadNames("lm_head.dense", "lm_head.layer_norm", "lm_head.bias")
 
 
 # The encoder of `RobertaForSequenceClassification`: BERT's names without a pooler (its `classifier.dense` is ours).
@@ -52,7 +50,7 @@ def roberta_classifier_weights(encoder, head, pooling: str) -> Iterator[Assignme
 
 def roberta_format(model_type: str, class_prefix: str):
     """RoBERTa's Hugging Face layout under `model_type` and the class names `class_prefix...` (also XLM-R's)."""
-    return bert_layout(model_type, "roberta", read_roberta_config, roberta_head_weights, class_prefix=class_prefix,
+    return bert_layout(model_type, "roberta", read_roberta_config, HEAD_NAMES, class_prefix=class_prefix,
                        pretraining_class=f"{class_prefix}ForMaskedLM", pretraining_pooler=False,
                        classifier_weights=roberta_classifier_weights)
 

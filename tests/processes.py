@@ -2,7 +2,8 @@
 
 `start_tfbert(argv)` runs `tfbert ARGV` in a new interpreter with its output in files (a pipe nobody reads
 could fill and stall the child); `signal_when(process, ready, signal)` sends a signal once `ready()`
-holds (a file appears: never after a fixed sleep) and returns how the child ended.
+holds (a file appears: never after a fixed sleep) and returns how the child ended. `write_tiny_run_inputs(folder,
+novel)` writes what such a child pretrains on in seconds.
 
 Example:
     >>> child = start_tfbert(["vocab", "--kind", "wordpiece", "--data", "c.txt", "--output", "v"])  # doctest: +SKIP
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Callable, Sequence
 
 # `tfbert ARGV`, with the INFO lines of Python's logging shown ("Resumed from ... at step K of N").
@@ -79,3 +81,20 @@ def signal_when(child: Child, ready: Callable[[], bool], signal_number: int, dea
         time.sleep(0.002)
     child.send_signal(signal_number)
     return child.ended(deadline_s)
+
+
+def write_tiny_run_inputs(folder: Path, novel: Path) -> Path:
+    """`folder` with `corpus.txt` (the first 60 lines of `novel` as documents of 5 lines), a 200-token WordPiece
+    `vocab/` and `tiny.yaml`, a one-layer BERT 32 wide."""
+    from tfbert.config import load_config, save_config
+    from tfbert.text.vocab_training import train_wordpiece
+
+    lines = novel.read_text(encoding="utf-8").splitlines()[:60]
+    (folder / "corpus.txt").write_text("\n".join(line for index, line in enumerate(lines)
+                                                 for line in [line] + [""] * (index % 5 == 4)))
+    train_wordpiece(str(folder / "corpus.txt"), 200, folder / "vocab")
+    config = load_config("bert_tiny")
+    save_config(config.replace(encoder=config.encoder.replace(hidden_size=32, num_heads=2, intermediate_size=64,
+                                                              num_layers=1, embedding_size=32, max_positions=32,
+                                                              vocab_size=200)), folder / "tiny.yaml")
+    return folder

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from processes import signal_when, start_tfbert
+from processes import signal_when, start_tfbert, write_tiny_run_inputs
 
 from tfbert.cli import main
 from tfbert.outputs import OutputExists, OutputRefused, new_output, run_folder
@@ -38,22 +38,12 @@ def tiny(assets, tmp_path_factory):
     encoder as a .keras file."""
     import keras
 
-    from tfbert.config import load_config, save_config
+    from tfbert.config import load_config
     from tfbert.models.encoder import Encoder
-    from tfbert.text.vocab_training import train_wordpiece
 
-    folder = tmp_path_factory.mktemp("outputs")
-    lines = assets("text/botchan.txt").read_text(encoding="utf-8").splitlines()[:60]
-    (folder / "corpus.txt").write_text("\n".join(line for index, line in enumerate(lines)
-                                                 for line in [line] + [""] * (index % 5 == 4)))
-    train_wordpiece(str(folder / "corpus.txt"), 200, folder / "vocab")
-    config = load_config("bert_tiny")
-    config = config.replace(encoder=config.encoder.replace(hidden_size=32, num_heads=2, intermediate_size=64,
-                                                           num_layers=1, embedding_size=32, max_positions=32,
-                                                           vocab_size=200))
-    save_config(config, folder / "tiny.yaml")
+    folder = write_tiny_run_inputs(tmp_path_factory.mktemp("outputs"), assets("text/botchan.txt"))
     keras.utils.set_random_seed(0)
-    Encoder(config.encoder, name="encoder").save(folder / "encoder.keras")
+    Encoder(load_config(folder / "tiny.yaml").encoder, name="encoder").save(folder / "encoder.keras")
     return folder
 
 

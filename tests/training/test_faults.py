@@ -6,7 +6,7 @@ import signal
 
 import numpy as np
 import pytest
-from processes import run_tfbert, signal_when, start_tfbert
+from processes import run_tfbert, signal_when, start_tfbert, write_tiny_run_inputs
 
 STEPS = 8
 
@@ -14,19 +14,7 @@ STEPS = 8
 @pytest.fixture(scope="module")
 def tiny_run_inputs(assets, tmp_path_factory):
     """A corpus of 5-sentence documents, a WordPiece vocabulary and a one-layer BERT config (YAML)."""
-    from tfbert.config import load_config, save_config
-    from tfbert.text.vocab_training import train_wordpiece
-
-    folder = tmp_path_factory.mktemp("faults")
-    lines = assets("text/botchan.txt").read_text(encoding="utf-8").splitlines()[:60]
-    (folder / "corpus.txt").write_text("\n".join(line for index, line in enumerate(lines)
-                                                 for line in [line] + [""] * (index % 5 == 4)))
-    train_wordpiece(str(folder / "corpus.txt"), 200, folder / "vocab")
-    config = load_config("bert_tiny")
-    save_config(config.replace(encoder=config.encoder.replace(hidden_size=32, num_heads=2, intermediate_size=64,
-                                                              num_layers=1, max_positions=32,
-                                                              vocab_size=200)), folder / "tiny.yaml")
-    return folder
+    return write_tiny_run_inputs(tmp_path_factory.mktemp("faults"), assets("text/botchan.txt"))
 
 
 def pretrain_argv(folder, run):

@@ -235,9 +235,13 @@ class ArchitectureSpec:
         """An `encoder:` mapping of a config with this family's `encoder_defaults` filled in."""
         return {**self.encoder_defaults, **encoder}
 
+    def chosen_objectives(self, objectives: Iterable[str] | None) -> tuple[str, ...]:
+        """`objectives` as a tuple, or the family's defaults for None (unchecked: see `check_objectives`)."""
+        return self.default_objectives if objectives is None else tuple(objectives)
+
     def check_objectives(self, objectives: Iterable[str] | None) -> tuple[str, ...]:
         """`objectives` as a tuple (the defaults for None); `ValueError` for one the family lacks."""
-        chosen = self.default_objectives if objectives is None else tuple(objectives)
+        chosen = self.chosen_objectives(objectives)
         unknown = [objective for objective in chosen if objective not in self.objectives]
         if unknown or not chosen:
             raise ValueError(f"architecture {self.name!r} trains {', '.join(self.objectives)}; got objectives "

@@ -32,7 +32,32 @@ MAX_VOCAB_SIZE = 10_000_000
 MAX_LEARNING_RATE = 1.0
 
 
-class WholeNumber:
+class _BoundedNumber:
+    """What `WholeNumber` and `FiniteNumber` share: parse the text as `kind`, check it, and refuse in one line that
+    ends with what to give (`hint`, with the flag's `meaning`)."""
+
+    kind = "number"
+
+    def __init__(self, low, high, meaning: str = ""):
+        self.low, self.high, self.meaning = low, high, meaning
+        self.__name__ = f"{self.kind} {low}..{high}"
+
+    def __call__(self, text: str):
+        try:
+            value = self.parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {self.kind}; {self.hint()}") from None
+        refusal = self.refusal(text, value)
+        if refusal:
+            raise argparse.ArgumentTypeError(f"{refusal}; {self.hint()}")
+        return value
+
+    def hint(self) -> str:
+        meaning = f" ({self.meaning})" if self.meaning else ""
+        return f"give {self.accepted()}{meaning}"
+
+
+class WholeNumber(_BoundedNumber):
     """An int flag within `low..high`; refuses floats, NaN and the like with what to give instead.
 
     Example:
@@ -40,27 +65,23 @@ class WholeNumber:
         (3, 0)
     """
 
+    kind = "whole number"
+
     def __init__(self, low: int, high: int = INT32_MAX, meaning: str = ""):
-        self.low, self.high, self.meaning = low, high, meaning
-        self.__name__ = f"whole number {low}..{high}"
+        super().__init__(low, high, meaning)
 
-    def __call__(self, text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; {self.hint()}") from None
-        if not self.low <= value <= self.high:
-            raise argparse.ArgumentTypeError(f"{value} is out of range; {self.hint()}")
-        return value
+    @staticmethod
+    def parse(text: str) -> int:
+        return int(text)
 
-    def hint(self) -> str:
-        meaning = f" ({self.meaning})" if self.meaning else ""
-        if self.high >= INT32_MAX:
-            return f"give {self.low} or more{meaning}"
-        return f"give a whole number from {self.low} to {self.high}{meaning}"
+    def refusal(self, text: str, value: int) -> str | None:
+        return None if self.low <= value <= self.high else f"{value} is out of range"
+
+    def accepted(self) -> str:
+        return f"{self.low} or more" if self.high >= INT32_MAX else f"a whole number from {self.low} to {self.high}"
 
 
-class FiniteNumber:
+class FiniteNumber(_BoundedNumber):
     """A float flag within `low..high` (`low` itself excluded when `low_open`); refuses NaN and infinity.
 
     Example:
@@ -69,24 +90,23 @@ class FiniteNumber:
     """
 
     def __init__(self, low: float, high: float, low_open: bool = False, meaning: str = ""):
-        self.low, self.high, self.low_open, self.meaning = low, high, low_open, meaning
-        self.__name__ = f"number {low}..{high}"
+        super().__init__(low, high, meaning)
+        self.low_open = low_open
 
-    def __call__(self, text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number; {self.hint()}") from None
+    @staticmethod
+    def parse(text: str) -> float:
+        return float(text)
+
+    def refusal(self, text: str, value: float) -> str | None:
         if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text} is not a finite number; {self.hint()}")
+            return f"{text} is not a finite number"
         if value > self.high or value < self.low or (self.low_open and value == self.low):
-            raise argparse.ArgumentTypeError(f"{text} is out of range; {self.hint()}")
-        return value
+            return f"{text} is out of range"
+        return None
 
-    def hint(self) -> str:
+    def accepted(self) -> str:
         low = f"above {self.low:g}" if self.low_open else f"from {self.low:g}"
-        meaning = f" ({self.meaning})" if self.meaning else ""
-        return f"give a number {low} up to {self.high:g}{meaning}"
+        return f"a number {low} up to {self.high:g}"
 
 
 positive_int = WholeNumber(1)

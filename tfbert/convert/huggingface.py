@@ -294,7 +294,7 @@ def _load_discriminator(model: ElectraPretrainingModel, folder: Path) -> list[st
     """The discriminator's encoder (with the shared embeddings) and head; returns the unused names."""
     state = _with_legacy_names(read_state_dict(folder))
     prefix = _prefix(state, ELECTRA.name)
-    assignments = [*electra.electra_encoder_weights(model.discriminator, prefix),
+    assignments = [*electra.HUGGINGFACE_NAMES(model.discriminator, prefix),
                    *electra.discriminator_head_weights(model)]
     return _unused(state, _copy_weights(assignments, state, prefix, folder), ELECTRA.name)
 
@@ -303,11 +303,11 @@ def _load_generator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
     """The generator's layers and head; its embeddings are the discriminator's, compared with a warning."""
     state = _with_legacy_names(read_state_dict(folder))
     prefix = _prefix(state, ELECTRA.name)
-    assignments = [*electra.electra_encoder_weights(model.generator, prefix, embeddings=False),
+    assignments = [*electra.HUGGINGFACE_NAMES(model.generator, prefix, embeddings=False),
                    *electra.generator_head_weights(model)]
     used = _copy_weights(assignments, state, prefix, folder)
     differing = []
-    for variable, names, fn in electra.embedding_weights(model.generator, prefix):
+    for variable, names, fn in electra.HUGGINGFACE_NAMES.embedding_weights(model.generator, prefix):
         if all(name in state for name in names):
             used.update(names)
             if not np.allclose(fn(*(state[name] for name in names)), variable.numpy(), atol=1e-6):

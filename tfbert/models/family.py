@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Iterable
 
 if TYPE_CHECKING:
     from tfbert.architectures import ArchitectureSpec
@@ -29,7 +29,8 @@ class FamilyPretrainingModel:
     Example:
         >>> from tfbert import architectures
         >>> from tfbert.models.pretraining import PretrainingModel
-        >>> PretrainingModel.check_family(architectures.get("albert"), ("mlm", "sop"))   # no error
+        >>> PretrainingModel.check_family(architectures.get("albert"))   # the family's default objectives
+        ('mlm', 'sop')
     """
 
     # The objective sets the class trains; it builds a family that has every objective of one of them.
@@ -39,13 +40,16 @@ class FamilyPretrainingModel:
     generator_embeddings: ClassVar[str | None] = None
 
     @classmethod
-    def check_family(cls, spec: ArchitectureSpec, objectives: tuple[str, ...]) -> None:
-        """`ValueError` unless this class builds `spec`'s family training `objectives`."""
-        problem = cls._mismatch(spec, objectives)
+    def check_family(cls, spec: ArchitectureSpec, objectives: Iterable[str] | None = None) -> tuple[str, ...]:
+        """`objectives` (None: the family's defaults) as a tuple; `ValueError` unless this class builds `spec`'s
+        family training them, and the family trains them (`ArchitectureSpec.check_objectives`)."""
+        chosen = spec.chosen_objectives(objectives)
+        problem = cls._mismatch(spec, chosen)
         if problem:
             raise ValueError(f"{cls.__name__} does not build architecture {spec.name!r}: {problem}; build "
                              f"{spec.name}'s pretraining model with tfbert.architectures.get({spec.name!r})"
                              ".build_pretraining_model(config)")
+        return spec.check_objectives(chosen)
 
     @classmethod
     def _mismatch(cls, spec: ArchitectureSpec, objectives: tuple[str, ...]) -> str | None:
@@ -55,8 +59,7 @@ class FamilyPretrainingModel:
                                                      spec.generator_embeddings != cls.generator_embeddings):
             has = f"{spec.generator_embeddings!r} generator embeddings" if spec.generator else "no generator"
             return f"it trains a generator with {cls.generator_embeddings!r} embeddings, {spec.name} has {has}"
-        if set(objectives) not in [set(chosen) for chosen in cls.objective_sets] or \
-                not set(objectives) <= set(spec.objectives):
+        if set(objectives) not in [set(chosen) for chosen in cls.objective_sets]:
             return (f"it trains {' | '.join('+'.join(chosen) for chosen in cls.objective_sets)}, not "
                     f"{'+'.join(objectives)} ({spec.name}'s objectives: {', '.join(spec.objectives)})")
         return None

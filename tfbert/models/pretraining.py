@@ -48,8 +48,7 @@ class PretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Model):
     def __init__(self, config: ModelConfig | Mapping[str, Any], objectives: Iterable[str] | None = None, **kwargs):
         config = as_model_config(config)
         spec = config.spec
-        objectives = spec.default_objectives if objectives is None else tuple(objectives)
-        self.check_family(spec, objectives)
+        objectives = self.check_family(spec, objectives)
         pair_objective = next((objective for objective in objectives if objective != "mlm"), None)
         policy = kwargs.pop("dtype", None)
         encoder_config = config.encoder

@@ -73,7 +73,7 @@ def split_inputs_and_labels(batch: dict[str, tf.Tensor], config: ModelConfig,
     recipe = spec.examples
     inputs = {name: batch[name] for name in MODEL_INPUTS + recipe.extra_inputs}
     labels = {"masked_ids": batch["masked_ids"], "masked_weights": batch["masked_weights"]}
-    trained = spec.default_objectives if objectives is None else objectives
+    trained = spec.chosen_objectives(objectives)
     if recipe.data_label and recipe.model_label.removesuffix("_labels") in trained:
         labels[recipe.model_label] = batch[recipe.data_label]
     return inputs, labels
@@ -127,50 +127,36 @@ def pretraining_examples(
     seed: int | None = None,
     shuffle_buffer: int = 1000,
     objectives: Sequence[str] | None = None,
+    line_by_line: bool = False,
 ) -> tf.data.Dataset:
     """`(inputs, labels)` batches for `config`'s architecture, masked anew on every pass.
 
     Examples are shuffled with a buffer of `shuffle_buffer` before batching (0: document
     order; see `pretraining_dataset`). `objectives` (default: the architecture's) decide
     whether the sentence-pair label comes along (ALBERT with `("mlm",)` has none).
-    """
-    spec = architecture_of(config)
-    recipe = spec.examples
-    if recipe.source != "documents":
-        raise ValueError(f"{spec.name} examples come from {recipe.source} data, not documents: use xlm_examples, "
-                         "or pretrain with data='tlm:SRC,TGT', 'mlm:A,B' or 'clm:A,B'")
-    preprocessor = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions)
-    examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective,
-                                   packer=preprocessor.packer, masker=preprocessor.masker, batch_size=batch_size,
-                                   seed=seed, shuffle_buffer=shuffle_buffer)
-    return examples.map(lambda batch: split_inputs_and_labels(batch, config, objectives)).prefetch(tf.data.AUTOTUNE)
-
-
-def line_by_line_examples(
-    config: ModelConfig,
-    tokenizer: Tokenizer,
-    lines: tf.data.Dataset,
-    *,
-    batch_size: int,
-    sequence_length: int = 128,
-    max_predictions: int = 20,
-    seed: int | None = None,
-    shuffle_buffer: int = 1000,
-    objectives: Sequence[str] | None = None,
-) -> tf.data.Dataset:
-    """`(inputs, labels)` batches with one example per text line (`line_by_line_dataset`), for MLM-only runs.
+    `line_by_line=True` reads `documents` as text lines (`lines_from`) and makes one example per
+    line (`line_by_line_dataset`), for MLM-only runs.
 
     Example:
         >>> from tfbert.text import load_tokenizer
-        >>> batches = line_by_line_examples(load_config("bert_tiny"), load_tokenizer("vocab/"), lines_from("corpus.txt"),
-        ...                                 batch_size=32, sequence_length=16, max_predictions=2, objectives=("mlm",))
+        >>> batches = pretraining_examples(load_config("bert_tiny"), load_tokenizer("vocab/"), lines_from("corpus.txt"),
+        ...                                batch_size=32, sequence_length=16, max_predictions=2, objectives=("mlm",),
+        ...                                line_by_line=True)
         >>> inputs, labels = next(iter(batches))
         >>> tuple(inputs["token_ids"].shape), tuple(labels)
         ((32, 16), ('masked_ids', 'masked_weights'))
     """
+    recipe = architecture_of(config).examples
+    if recipe.source != "documents" and not line_by_line:
+        raise ValueError(f"{config.architecture} examples come from {recipe.source} data, not documents: use "
+                         "xlm_examples, or pretrain with data='tlm:SRC,TGT', 'mlm:A,B' or 'clm:A,B'")
     preprocessor = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions)
-    examples = line_by_line_dataset(lines, tokenizer.tokenize, packer=preprocessor.packer, masker=preprocessor.masker,
-                                    batch_size=batch_size, seed=seed, shuffle_buffer=shuffle_buffer)
+    batching = dict(packer=preprocessor.packer, masker=preprocessor.masker, batch_size=batch_size, seed=seed,
+                    shuffle_buffer=shuffle_buffer)
+    if line_by_line:
+        examples = line_by_line_dataset(documents, tokenizer.tokenize, **batching)
+    else:
+        examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, **batching)
     return examples.map(lambda batch: split_inputs_and_labels(batch, config, objectives)).prefetch(tf.data.AUTOTUNE)
 
 
@@ -581,17 +567,17 @@ def document_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings:
         check_address(settings.data_service)
     if settings.line_by_line:
         check_line_by_line_objectives(spec, objectives)
-        source, make_examples = lines_from(data), line_by_line_examples
-    else:
-        source, make_examples = documents_from(data), pretraining_examples
+    source = lines_from(data) if settings.line_by_line else documents_from(data)
 
     def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
         local = settings.data_service is None
         shard = shard_for_input_pipeline(source, input_context) if local else source
-        examples = make_examples(config, tokenizer, shuffled(shard, settings.shuffle_buffer, settings.seed).repeat(),
-                                 batch_size=batch_size, sequence_length=settings.sequence_length,
-                                 max_predictions=settings.max_predictions, seed=settings.seed,
-                                 shuffle_buffer=settings.shuffle_buffer, objectives=objectives)
+        documents = shuffled(shard, settings.shuffle_buffer, settings.seed).repeat()
+        examples = pretraining_examples(config, tokenizer, documents, batch_size=batch_size,
+                                        sequence_length=settings.sequence_length,
+                                        max_predictions=settings.max_predictions, seed=settings.seed,
+                                        shuffle_buffer=settings.shuffle_buffer, objectives=objectives,
+                                        line_by_line=settings.line_by_line)
         return examples if local else on_data_service(examples, settings.data_service)
     return objectives, dataset_fn
 

@@ -7,13 +7,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+import dataclasses
+from typing import TYPE_CHECKING, Any, Mapping
 
-from tfbert.architectures.spec import Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
+from tfbert.architectures.spec import HuggingFaceFormat, KerasHubFormat, TF1Format
 from tfbert.convert import weights
-from tfbert.families.bert.formats import (GOOGLE_BERT_ACTIVATIONS, embedding_weights, google_bert_head_weights,
-                                          google_embedding_weights, google_pooler_weights, keras_hub_block_names,
-                                          keras_hub_embedding_weights, keras_hub_pooler_weights,
+from tfbert.families.bert import formats as bert
+from tfbert.families.bert.formats import (GOOGLE_BERT_ACTIVATIONS, TF1_HEAD_NAMES, keras_hub_block_names,
                                           pooler_classifier_weights, read_bert_fields, read_google_fields,
                                           read_keras_hub_fields, write_bert_fields, write_google_fields,
                                           write_keras_hub_fields)
@@ -22,7 +22,16 @@ if TYPE_CHECKING:
     from tfbert.config import EncoderConfig
 
 
+def check_projected(embedding_size: int, hidden_size: int, layout: str) -> None:
+    """`ValueError` unless E != H: `layout` (Hugging Face's, keras-hub's ALBERT) always projects the embeddings,
+    and a tfbert encoder of equal widths has no projection to hold it."""
+    if embedding_size == hidden_size:
+        raise ValueError(f"{layout} always projects the embeddings to the hidden size; with embedding size = hidden "
+                         f"size ({hidden_size}) a tfbert encoder has no embedding projection to hold it")
+
+
 def read_albert_config(hf: Mapping[str, Any]) -> dict[str, Any]:
+    check_projected(hf.get("embedding_size", 128), hf["hidden_size"], "Hugging Face ALBERT")
     return dict(**read_bert_fields(hf), embedding_size=hf.get("embedding_size", 128), sharing="all",
                          num_hidden_groups=hf.get("num_hidden_groups", 1), inner_group_num=hf.get("inner_group_num", 1))
 
@@ -30,6 +39,7 @@ def read_albert_config(hf: Mapping[str, Any]) -> dict[str, Any]:
 def write_albert_config(encoder: EncoderConfig) -> dict[str, Any]:
     if encoder.sharing != "all":
         raise ValueError(f"Hugging Face ALBERT shares whole layers; sharing {encoder.sharing!r} has no equivalent")
+    check_projected(encoder.embedding_size, encoder.hidden_size, "Hugging Face ALBERT")
     return {**write_bert_fields(encoder), "embedding_size": encoder.embedding_size,
             "num_hidden_groups": encoder.num_hidden_groups, "inner_group_num": encoder.inner_group_num}
 
@@ -41,24 +51,15 @@ def albert_block_names(base: str) -> weights.BlockNames:
                               f"{base}ffn_output", f"{base}full_layer_layer_norm")
 
 
-def albert_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
-    """Embeddings, the E -> H mapping, one block per (group, inner layer), and the pooler."""
-    if embeddings:
-        yield from embedding_weights(encoder, prefix)
-    yield from weights.dense(encoder.get_layer("embedding_projection"), f"{prefix}encoder.embedding_hidden_mapping_in")
-    for group, inner, attention, feed_forward in shared_blocks(encoder):
-        base = f"{prefix}encoder.albert_layer_groups.{group}.albert_layers.{inner}."
-        yield from weights.block(attention, feed_forward, albert_block_names(base))
-    yield from weights.dense(encoder.get_layer("pooler"), f"{prefix}pooler")
+# `AlbertModel`: BERT's embeddings, the E -> H mapping, one block per (group, inner layer), the pooler.
+HUGGINGFACE_NAMES = dataclasses.replace(
+    bert.HUGGINGFACE_NAMES, blocks=albert_block_names("encoder.albert_layer_groups.{group}.albert_layers.{inner}."),
+    projection="encoder.embedding_hidden_mapping_in", pooler="pooler", shared=True)
 
 
-def albert_head_weights(model) -> Iterator[Assignment]:
-    """`AlbertForPreTraining`'s masked-LM head (`predictions`) and SOP classifier."""
-    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "predictions.dense", "predictions.LayerNorm",
-                                      "predictions.bias")
-    if model.pair_objective:
-        yield from weights.dense(model.get_layer(f"{model.pair_objective}_head").classifier,
-                                 "sop_classifier.classifier")
+# `AlbertForPreTraining`'s masked-LM head (`predictions`) and SOP classifier.
+HEAD_NAMES = weights.HeadNames("predictions.dense", "predictions.LayerNorm", "predictions.bias",
+                               pair="sop_classifier.classifier")
 
 
 # google-research/albert's `AlbertConfig` defaults, for fields an albert_config.json leaves out.
@@ -94,33 +95,15 @@ def google_albert_block_names(base: str) -> weights.BlockNames:
                               f"{base}LayerNorm_1")
 
 
-def shared_blocks(encoder) -> Iterator[tuple[int, int, Any, Any]]:
-    """`(group, inner, attention, feed_forward)` for every shared block of an ALBERT encoder."""
-    config = encoder.config
-    for group in range(config.num_hidden_groups):
-        layer = next(i for i in range(config.num_layers) if config.group_of_layer(i) == group)
-        for inner in range(config.inner_group_num):
-            yield (group, inner, *encoder.block(layer, inner))
-
-
-def google_albert_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
-    """Embeddings, `embedding_hidden_mapping_in` (when E != H), one block per (group, inner layer), the pooler."""
-    if embeddings:
-        yield from google_embedding_weights(encoder, prefix)
-    if encoder.config.embedding_size != encoder.config.hidden_size:
-        yield from weights.dense(encoder.get_layer("embedding_projection"),
-                                 f"{prefix}encoder/embedding_hidden_mapping_in", weights.TENSORFLOW)
-    for group, inner, attention, feed_forward in shared_blocks(encoder):
-        base = f"{prefix}encoder/transformer/group_{group}/inner_group_{inner}/"
-        yield from weights.block(attention, feed_forward, google_albert_block_names(base), weights.TENSORFLOW)
-    yield from google_pooler_weights(encoder, prefix)
+# Google's ALBERT: BERT's embeddings and pooler under `bert/`, `embedding_hidden_mapping_in`, shared blocks.
+TF1_NAMES = dataclasses.replace(
+    bert.TF1_NAMES, blocks=google_albert_block_names("encoder/transformer/group_{group}/inner_group_{inner}/"),
+    projection="encoder/embedding_hidden_mapping_in", shared=True)
 
 
 def read_keras_hub_albert_config(backbone: Mapping[str, Any]) -> dict[str, Any]:
     """`AlbertBackbone`'s arguments; it always projects the embeddings, so E must differ from H here."""
-    if backbone["embedding_dim"] == backbone["hidden_dim"]:
-        raise ValueError(f"keras-hub AlbertBackbone with embedding_dim = hidden_dim ({backbone['hidden_dim']}) keeps "
-                         "an embedding projection that a tfbert encoder of equal widths does not have")
+    check_projected(backbone["embedding_dim"], backbone["hidden_dim"], "keras-hub AlbertBackbone")
     return dict(**read_keras_hub_fields(backbone, dropout=0.0), embedding_size=backbone["embedding_dim"],
                          sharing="all", num_hidden_groups=backbone.get("num_groups", 1),
                          inner_group_num=backbone.get("num_inner_repetitions", 1))
@@ -129,20 +112,16 @@ def read_keras_hub_albert_config(backbone: Mapping[str, Any]) -> dict[str, Any]:
 def write_keras_hub_albert_config(encoder: EncoderConfig) -> dict[str, Any]:
     if encoder.sharing != "all" or encoder.num_layers % encoder.num_hidden_groups or not encoder.pooler:
         raise ValueError("keras-hub AlbertBackbone shares whole layers in groups dividing num_layers, and has a pooler")
+    check_projected(encoder.embedding_size, encoder.hidden_size, "keras-hub AlbertBackbone")
     return {**write_keras_hub_fields(encoder, "AlbertBackbone"), "embedding_dim": encoder.embedding_size,
             "num_groups": encoder.num_hidden_groups, "num_inner_repetitions": encoder.inner_group_num}
 
 
-def keras_hub_albert_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:
-    """Every variable of keras-hub's `AlbertBackbone`: `group_{g}_inner_layer_{i}` blocks."""
-    if embeddings:
-        yield from keras_hub_embedding_weights(encoder, prefix)
-    yield from weights.dense(encoder.get_layer("embedding_projection"), f"{prefix}embedding_projection",
-                             weights.KERAS_HUB)
-    for group, inner, attention, feed_forward in shared_blocks(encoder):
-        names = keras_hub_block_names(f"{prefix}group_{group}_inner_layer_{inner}")
-        yield from weights.block(attention, feed_forward, names, weights.KERAS_HUB)
-    yield from keras_hub_pooler_weights(encoder, prefix)
+# keras-hub `AlbertBackbone`: BERT's backbone variables with `embedding_projection` and
+# `group_{g}_inner_layer_{i}` blocks.
+KERAS_HUB_NAMES = dataclasses.replace(
+    bert.KERAS_HUB_NAMES, blocks=keras_hub_block_names("group_{group}_inner_layer_{inner}"),
+    projection="embedding_projection", shared=True)
 
 
 HUGGINGFACE = HuggingFaceFormat(
@@ -150,11 +129,11 @@ HUGGINGFACE = HuggingFaceFormat(
     prefix="albert",
     read_config=read_albert_config,
     write_config=write_albert_config,
-    encoder_weights=albert_encoder_weights,
-    head_weights=albert_head_weights,
+    encoder_weights=HUGGINGFACE_NAMES,
+    head_weights=HEAD_NAMES,
     class_prefix="Albert",
     pretraining_class="AlbertForPreTraining",
-    classifier_weights=pooler_classifier_weights("albert", albert_encoder_weights),
+    classifier_weights=pooler_classifier_weights("albert", HUGGINGFACE_NAMES),
 )
 
 TF1 = TF1Format(
@@ -163,8 +142,8 @@ TF1 = TF1Format(
     config_file="albert_config.json",
     read_config=read_google_albert_config,
     write_config=write_google_albert_config,
-    encoder_weights=google_albert_encoder_weights,
-    head_weights=google_bert_head_weights,
+    encoder_weights=TF1_NAMES,
+    head_weights=TF1_HEAD_NAMES,
     lowercase=True,
 )
 
@@ -172,5 +151,5 @@ KERAS_HUB = KerasHubFormat(
     backbone_class="AlbertBackbone",
     read_config=read_keras_hub_albert_config,
     write_config=write_keras_hub_albert_config,
-    encoder_weights=keras_hub_albert_encoder_weights,
+    encoder_weights=KERAS_HUB_NAMES,
 )

@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.spec import ACTIVATIONS, Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
@@ -27,48 +28,53 @@ HF_ACTIVATIONS = {
 }
 
 
+# The `EncoderConfig` fields a BERT-style config holds, by their names there: Hugging Face's `BertConfig` kept
+# those of Google's `bert_config.json` (`hidden_act` is translated through the format's activation names).
+BERT_CONFIG_NAMES = {
+    "vocab_size": "vocab_size", "hidden_size": "hidden_size", "num_layers": "num_hidden_layers",
+    "num_heads": "num_attention_heads", "intermediate_size": "intermediate_size", "activation": "hidden_act",
+    "dropout_rate": "hidden_dropout_prob", "attention_dropout_rate": "attention_probs_dropout_prob",
+    "max_positions": "max_position_embeddings", "type_vocab_size": "type_vocab_size",
+    "initializer_range": "initializer_range",
+}
+# transformers' `BertConfig` defaults, for the fields a `config.json` may leave out.
+HF_BERT_DEFAULTS = {
+    "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+    "max_position_embeddings": 512, "type_vocab_size": 2, "initializer_range": 0.02,
+}
+
+
+def read_bert_config_names(data: Mapping[str, Any], defaults: Mapping[str, Any], activations: Mapping[str, str],
+                           source: str = "") -> dict[str, Any]:
+    """The `EncoderConfig` fields of `BERT_CONFIG_NAMES` in `data` (missing ones from `defaults`; a missing
+    size is a `KeyError`), `hidden_act` read through `activations` (else a `ValueError` that starts with `source`)."""
+    data = {**defaults, **data}
+    fields = {ours: data[theirs] for ours, theirs in BERT_CONFIG_NAMES.items()}
+    if fields["activation"] not in activations:
+        raise ValueError(f"{source}hidden_act {fields['activation']!r} is not supported; supported: "
+                         f"{', '.join(activations)}")
+    return {**fields, "activation": activations[fields["activation"]]}
+
+
+def write_bert_config_names(encoder: EncoderConfig, activations: Mapping[str, str]) -> dict[str, Any]:
+    """`BERT_CONFIG_NAMES`'s fields of `encoder`, `hidden_act` under its name in `activations` (theirs -> ours)."""
+    names = {ours: theirs for theirs, ours in activations.items()}
+    fields = {theirs: getattr(encoder, ours) for ours, theirs in BERT_CONFIG_NAMES.items()}
+    return {**fields, "hidden_act": names.get(encoder.activation, encoder.activation)}
+
+
 def read_bert_fields(hf: Mapping[str, Any]) -> dict[str, Any]:
     """The `EncoderConfig` fields of a BERT-style `config.json` (families update a few)."""
-    activation = hf.get("hidden_act", "gelu")
-    if activation not in HF_ACTIVATIONS:
-        raise ValueError(f"Hugging Face hidden_act {activation!r} is not supported; supported: "
-                         f"{', '.join(HF_ACTIVATIONS)}")
     if hf.get("position_embedding_type", "absolute") != "absolute":
         raise ValueError(f"position_embedding_type {hf['position_embedding_type']!r} is not supported; only 'absolute'")
-    return dict(
-        vocab_size=hf["vocab_size"],
-        hidden_size=hf["hidden_size"],
-        num_layers=hf["num_hidden_layers"],
-        num_heads=hf["num_attention_heads"],
-        intermediate_size=hf["intermediate_size"],
-        activation=HF_ACTIVATIONS[activation],
-        dropout_rate=hf.get("hidden_dropout_prob", 0.1),
-        attention_dropout_rate=hf.get("attention_probs_dropout_prob", 0.1),
-        max_positions=hf.get("max_position_embeddings", 512),
-        type_vocab_size=hf.get("type_vocab_size", 2),
-        layer_norm_epsilon=hf.get("layer_norm_eps", 1e-12),
-        initializer_range=hf.get("initializer_range", 0.02),
-        pad_id=hf.get("pad_token_id") or 0,
-    )
+    fields = read_bert_config_names(hf, HF_BERT_DEFAULTS, HF_ACTIVATIONS, "Hugging Face ")
+    return {**fields, "layer_norm_epsilon": hf.get("layer_norm_eps", 1e-12), "pad_id": hf.get("pad_token_id") or 0}
 
 
 def write_bert_fields(encoder: EncoderConfig) -> dict[str, Any]:
     """A BERT-style `config.json` mapping of `encoder` (without `model_type`), unchecked."""
-    return dict(
-        vocab_size=encoder.vocab_size,
-        hidden_size=encoder.hidden_size,
-        num_hidden_layers=encoder.num_layers,
-        num_attention_heads=encoder.num_heads,
-        intermediate_size=encoder.intermediate_size,
-        hidden_act=encoder.activation,
-        hidden_dropout_prob=encoder.dropout_rate,
-        attention_probs_dropout_prob=encoder.attention_dropout_rate,
-        max_position_embeddings=encoder.max_positions,
-        type_vocab_size=encoder.type_vocab_size,
-        layer_norm_eps=encoder.layer_norm_epsilon,
-        initializer_range=encoder.initializer_range,
-        pad_token_id=encoder.pad_id,
-    )
+    return {**write_bert_config_names(encoder, {}), "layer_norm_eps": encoder.layer_norm_epsilon,
+            "pad_token_id": encoder.pad_id}
 
 
 def write_plain_config(model_type: str):
@@ -84,51 +90,25 @@ def read_bert_config(hf: Mapping[str, Any]) -> dict[str, Any]:
     return dict(**read_bert_fields(hf))
 
 
-def embedding_weights(encoder, prefix: str) -> Iterator[Assignment]:
-    """`embeddings.{word,position,token_type}_embeddings` and `embeddings.LayerNorm`."""
-    embeddings = encoder.get_layer("embeddings")
-    yield from weights.tensor(embeddings.token_embedding.embeddings, f"{prefix}embeddings.word_embeddings.weight")
-    yield from weights.tensor(embeddings.position_embedding.embeddings,
-                              f"{prefix}embeddings.position_embeddings.weight")
-    if embeddings.segment_embedding is not None:
-        yield from weights.tensor(embeddings.segment_embedding.embeddings,
-                                  f"{prefix}embeddings.token_type_embeddings.weight")
-    yield from weights.layer_norm(embeddings.layer_norm, f"{prefix}embeddings.LayerNorm")
+# Hugging Face `BertModel`'s names (also RoBERTa's, XLM-R's and SpanBERT's; ELECTRA's add a projection).
+HUGGINGFACE_NAMES = weights.EncoderNames(
+    weights.PYTORCH,
+    weights.EmbeddingNames("embeddings.word_embeddings.weight", "embeddings.LayerNorm",
+                           position="embeddings.position_embeddings.weight",
+                           segment="embeddings.token_type_embeddings.weight"),
+    weights.BlockNames.bert("encoder.layer.{layer}."),
+    pooler="pooler.dense",
+)
 
 
-def layer_weights(encoder, prefix: str) -> Iterator[Assignment]:
-    """`encoder.layer.{i}.*`, one block per transformer layer."""
-    for layer in range(encoder.config.num_layers):
-        yield from weights.block(*encoder.block(layer), weights.BlockNames.bert(f"{prefix}encoder.layer.{layer}."))
+# `BertForMaskedLM`'s head (`cls.predictions`, the decoder being the tied token table).
+MASKED_LM_NAMES = weights.HeadNames("cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+                                    "cls.predictions.bias")
+# `BertForPreTraining`'s heads: the masked LM and the NSP classifier (`cls.seq_relationship`).
+HEAD_NAMES = dataclasses.replace(MASKED_LM_NAMES, pair="cls.seq_relationship")
 
 
-def pooler_weights(encoder, prefix: str, name: str = "pooler.dense") -> Iterator[Assignment]:
-    if encoder.config.pooler:
-        yield from weights.dense(encoder.get_layer("pooler"), f"{prefix}{name}")
-
-
-def bert_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
-    """Every weight of a BERT-layout encoder (also RoBERTa's, XLM-R's and SpanBERT's)."""
-    if embeddings:
-        yield from embedding_weights(encoder, prefix)
-    yield from layer_weights(encoder, prefix)
-    yield from pooler_weights(encoder, prefix)
-
-
-def bert_masked_lm_weights(model) -> Iterator[Assignment]:
-    """`BertForMaskedLM`'s head (`cls.predictions`, the decoder being the tied token table)."""
-    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "cls.predictions.transform.dense",
-                                      "cls.predictions.transform.LayerNorm", "cls.predictions.bias")
-
-
-def bert_head_weights(model) -> Iterator[Assignment]:
-    """`BertForPreTraining`'s masked-LM head (`cls.predictions`) and NSP classifier (`cls.seq_relationship`)."""
-    yield from bert_masked_lm_weights(model)
-    if model.pair_objective:
-        yield from weights.dense(model.get_layer(f"{model.pair_objective}_head").classifier, "cls.seq_relationship")
-
-
-def pooler_classifier_weights(prefix: str, encoder_weights=bert_encoder_weights):
+def pooler_classifier_weights(prefix: str, encoder_weights=HUGGINGFACE_NAMES):
     """`classifier_weights` of a family whose sequence classifier is one dense `classifier` on the pooler
     (BERT, ALBERT); `encoder_weights` names the encoder's weights under `prefix`."""
     def assignments(encoder, head, pooling: str) -> Iterator[Assignment]:
@@ -140,7 +120,7 @@ def pooler_classifier_weights(prefix: str, encoder_weights=bert_encoder_weights)
     return assignments
 
 
-def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head_weights=bert_head_weights,
+def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head_weights=HEAD_NAMES,
                 **options: Any) -> HuggingFaceFormat:
     """A Hugging Face format with BERT's encoder layout, neither sharing nor factorized embeddings
     (BERT, RoBERTa, XLM-R, SpanBERT); `options` are `HuggingFaceFormat`'s other fields.
@@ -151,7 +131,7 @@ def bert_layout(model_type: str, prefix: str, read_config=read_bert_config, head
         2
     """
     return HuggingFaceFormat(model_type=model_type, prefix=prefix, read_config=read_config,
-                             write_config=write_plain_config(model_type), encoder_weights=bert_encoder_weights,
+                             write_config=write_plain_config(model_type), encoder_weights=HUGGINGFACE_NAMES,
                              head_weights=head_weights, **options)
 
 
@@ -174,46 +154,16 @@ TF_LAYER_NORM_EPSILON = 1e-12
 def read_google_fields(data: Mapping[str, Any], defaults: Mapping[str, Any],
                        activations: Mapping[str, str]) -> dict[str, Any]:
     """The `EncoderConfig` fields of a Google `bert_config.json`-style mapping (BERT, ALBERT, ELECTRA)."""
-    data = {**defaults, **data}
-    activation = data["hidden_act"]
-    if activation not in activations:
-        raise ValueError(f"hidden_act {activation!r} is not supported; supported: {', '.join(activations)}")
-    return dict(
-        vocab_size=data["vocab_size"],
-        hidden_size=data["hidden_size"],
-        num_layers=data["num_hidden_layers"],
-        num_heads=data["num_attention_heads"],
-        intermediate_size=data["intermediate_size"],
-        activation=activations[activation],
-        dropout_rate=data["hidden_dropout_prob"],
-        attention_dropout_rate=data["attention_probs_dropout_prob"],
-        max_positions=data["max_position_embeddings"],
-        type_vocab_size=data["type_vocab_size"],
-        layer_norm_epsilon=TF_LAYER_NORM_EPSILON,
-        initializer_range=data["initializer_range"],
-    )
+    return {**read_bert_config_names(data, defaults, activations), "layer_norm_epsilon": TF_LAYER_NORM_EPSILON}
 
 
 def write_google_fields(encoder: EncoderConfig, activations: Mapping[str, str]) -> dict[str, Any]:
     """A Google `bert_config.json` mapping of `encoder`; `ValueError` for what the TF1 code cannot hold."""
-    names = {ours: theirs for theirs, ours in activations.items()}
-    if encoder.activation not in names:
+    if encoder.activation not in activations.values():
         raise ValueError(f"Google's TF1 code has no activation equal to tfbert's {encoder.activation!r}")
     if encoder.layer_norm_epsilon != TF_LAYER_NORM_EPSILON or encoder.position_offset or encoder.num_languages:
         raise ValueError("Google's TF1 code has LayerNorm epsilon 1e-12, positions from 0 and no language embeddings")
-    return dict(
-        vocab_size=encoder.vocab_size,
-        hidden_size=encoder.hidden_size,
-        num_hidden_layers=encoder.num_layers,
-        num_attention_heads=encoder.num_heads,
-        intermediate_size=encoder.intermediate_size,
-        hidden_act=names[encoder.activation],
-        hidden_dropout_prob=encoder.dropout_rate,
-        attention_probs_dropout_prob=encoder.attention_dropout_rate,
-        max_position_embeddings=encoder.max_positions,
-        type_vocab_size=encoder.type_vocab_size,
-        initializer_range=encoder.initializer_range,
-    )
+    return write_bert_config_names(encoder, activations)
 
 
 def read_google_bert_config(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -226,44 +176,20 @@ def write_google_bert_config(encoder: EncoderConfig) -> dict[str, Any]:
     return write_google_fields(encoder, GOOGLE_BERT_ACTIVATIONS)
 
 
-def google_embedding_weights(encoder, prefix: str) -> Iterator[Assignment]:
-    """`{prefix}embeddings/{word,token_type,position}_embeddings` and `LayerNorm` (Google's BERT, ALBERT, ELECTRA)."""
-    embeddings = encoder.get_layer("embeddings")
-    yield from weights.tensor(embeddings.token_embedding.embeddings, f"{prefix}embeddings/word_embeddings")
-    yield from weights.tensor(embeddings.position_embedding.embeddings, f"{prefix}embeddings/position_embeddings")
-    if embeddings.segment_embedding is not None:
-        yield from weights.tensor(embeddings.segment_embedding.embeddings, f"{prefix}embeddings/token_type_embeddings")
-    yield from weights.layer_norm(embeddings.layer_norm, f"{prefix}embeddings/LayerNorm", weights.TENSORFLOW)
+# `modeling.BertModel`'s names under `bert/` (Google's BERT; ALBERT's and ELECTRA's embeddings and pooler too).
+TF1_NAMES = weights.EncoderNames(
+    weights.TENSORFLOW,
+    weights.EmbeddingNames("embeddings/word_embeddings", "embeddings/LayerNorm",
+                           position="embeddings/position_embeddings", segment="embeddings/token_type_embeddings"),
+    weights.BlockNames.bert("encoder/layer_{layer}/", "/"),
+    pooler="pooler/dense",
+)
 
 
-def google_layer_weights(encoder, prefix: str) -> Iterator[Assignment]:
-    """`{prefix}encoder/layer_{i}/...`, one block per transformer layer (Google's BERT and ELECTRA)."""
-    for layer in range(encoder.config.num_layers):
-        names = weights.BlockNames.bert(f"{prefix}encoder/layer_{layer}/", "/")
-        yield from weights.block(*encoder.block(layer), names, weights.TENSORFLOW)
-
-
-def google_pooler_weights(encoder, prefix: str) -> Iterator[Assignment]:
-    if encoder.config.pooler:
-        yield from weights.dense(encoder.get_layer("pooler"), f"{prefix}pooler/dense", weights.TENSORFLOW)
-
-
-def google_bert_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
-    """Every weight of `modeling.BertModel` under `prefix` (`bert/`)."""
-    if embeddings:
-        yield from google_embedding_weights(encoder, prefix)
-    yield from google_layer_weights(encoder, prefix)
-    yield from google_pooler_weights(encoder, prefix)
-
-
-def google_bert_head_weights(model) -> Iterator[Assignment]:
-    """`run_pretraining.py`'s `cls/predictions` (tied masked LM) and `cls/seq_relationship` (NSP, or ALBERT's SOP)."""
-    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "cls/predictions/transform/dense",
-                                      "cls/predictions/transform/LayerNorm", "cls/predictions/output_bias",
-                                      weights.TENSORFLOW)
-    if model.pair_objective:
-        yield from weights.classifier(model.get_layer(f"{model.pair_objective}_head").classifier,
-                                      "cls/seq_relationship/output_weights", "cls/seq_relationship/output_bias")
+# `run_pretraining.py`'s `cls/predictions` (tied masked LM) and `cls/seq_relationship` (NSP, or ALBERT's SOP).
+TF1_HEAD_NAMES = weights.HeadNames("cls/predictions/transform/dense", "cls/predictions/transform/LayerNorm",
+                                   "cls/predictions/output_bias", pair="cls/seq_relationship",
+                                   layout=weights.TENSORFLOW, pair_layout=weights.TENSORFLOW_OUTPUT)
 
 
 TF1 = TF1Format(
@@ -272,13 +198,13 @@ TF1 = TF1Format(
     config_file="bert_config.json",
     read_config=read_google_bert_config,
     write_config=write_google_bert_config,
-    encoder_weights=google_bert_encoder_weights,
-    head_weights=google_bert_head_weights,
+    encoder_weights=TF1_NAMES,
+    head_weights=TF1_HEAD_NAMES,
 )
 
 
 def keras_hub_block_names(base: str) -> weights.BlockNames:
-    """The variable paths of one keras-hub `TransformerEncoder` named `base` (`transformer_layer_0`)."""
+    """The variable paths of one keras-hub `TransformerEncoder` named `base` (`transformer_layer_{layer}`)."""
     attention = f"{base}/self_attention_layer"
     return weights.BlockNames(f"{attention}/query", f"{attention}/key", f"{attention}/value",
                               f"{attention}/attention_output", f"{base}/self_attention_layer_norm",
@@ -286,33 +212,14 @@ def keras_hub_block_names(base: str) -> weights.BlockNames:
                               f"{base}/feedforward_layer_norm")
 
 
-def keras_hub_embedding_weights(encoder, prefix: str) -> Iterator[Assignment]:
-    """keras-hub's `token_embedding`, `position_embedding`, `segment_embedding` and `embeddings_layer_norm`."""
-    embeddings = encoder.get_layer("embeddings")
-    yield from weights.tensor(embeddings.token_embedding.embeddings, f"{prefix}token_embedding/embeddings")
-    yield from weights.tensor(embeddings.position_embedding.embeddings, f"{prefix}position_embedding/embeddings")
-    yield from weights.tensor(embeddings.segment_embedding.embeddings, f"{prefix}segment_embedding/embeddings")
-    yield from weights.layer_norm(embeddings.layer_norm, f"{prefix}embeddings_layer_norm", weights.KERAS_HUB)
-
-
-def keras_hub_layer_weights(encoder, prefix: str) -> Iterator[Assignment]:
-    """`transformer_layer_{i}`, one keras-hub `TransformerEncoder` per layer."""
-    for layer in range(encoder.config.num_layers):
-        names = keras_hub_block_names(f"{prefix}transformer_layer_{layer}")
-        yield from weights.block(*encoder.block(layer), names, weights.KERAS_HUB)
-
-
-def keras_hub_pooler_weights(encoder, prefix: str) -> Iterator[Assignment]:
-    if encoder.config.pooler:
-        yield from weights.dense(encoder.get_layer("pooler"), f"{prefix}pooled_dense", weights.KERAS_HUB)
-
-
-def keras_hub_bert_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:
-    """Every variable of keras-hub's `BertBackbone`."""
-    if embeddings:
-        yield from keras_hub_embedding_weights(encoder, prefix)
-    yield from keras_hub_layer_weights(encoder, prefix)
-    yield from keras_hub_pooler_weights(encoder, prefix)
+# keras-hub `BertBackbone`'s variable paths (ALBERT's and ELECTRA's backbones share the embeddings and pooler).
+KERAS_HUB_NAMES = weights.EncoderNames(
+    weights.KERAS_HUB,
+    weights.EmbeddingNames("token_embedding/embeddings", "embeddings_layer_norm",
+                           position="position_embedding/embeddings", segment="segment_embedding/embeddings"),
+    keras_hub_block_names("transformer_layer_{layer}"),
+    pooler="pooled_dense",
+)
 
 
 def read_keras_hub_fields(backbone: Mapping[str, Any], vocabulary_key: str = "vocabulary_size",
@@ -364,5 +271,5 @@ KERAS_HUB = KerasHubFormat(
     backbone_class="BertBackbone",
     read_config=read_keras_hub_bert_config,
     write_config=write_keras_hub_bert_config,
-    encoder_weights=keras_hub_bert_encoder_weights,
+    encoder_weights=KERAS_HUB_NAMES,
 )

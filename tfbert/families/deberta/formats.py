@@ -7,11 +7,12 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.spec import Assignment, HuggingFaceFormat
 from tfbert.convert import weights
-from tfbert.families.bert.formats import HF_ACTIVATIONS, bert_head_weights, read_bert_fields, write_bert_fields
+from tfbert.families.bert.formats import HEAD_NAMES, HF_ACTIVATIONS, read_bert_fields, write_bert_fields
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig
@@ -67,33 +68,19 @@ def write_deberta_config(encoder: EncoderConfig) -> dict[str, Any]:
             "share_att_key": encoder.share_attention_key, "norm_rel_ebd": "layer_norm"}
 
 
-def deberta_block_names(base: str) -> weights.BlockNames:
-    """`DebertaV2Layer`'s names under `base` (`deberta.encoder.layer.3.`)."""
-    return weights.BlockNames(f"{base}attention.self.query_proj", f"{base}attention.self.key_proj",
-                              f"{base}attention.self.value_proj", f"{base}attention.output.dense",
-                              f"{base}attention.output.LayerNorm", f"{base}intermediate.dense",
-                              f"{base}output.dense", f"{base}output.LayerNorm")
-
-
-def deberta_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
-    """`DebertaV2Model`: embeddings, the relative table and its LayerNorm, the layers; no pooler."""
-    if embeddings:
-        layer = encoder.get_layer("embeddings")
-        yield from weights.tensor(layer.token_embedding.embeddings, f"{prefix}embeddings.word_embeddings.weight")
-        if layer.segment_embedding is not None:
-            yield from weights.tensor(layer.segment_embedding.embeddings,
-                                      f"{prefix}embeddings.token_type_embeddings.weight")
-        yield from weights.layer_norm(layer.layer_norm, f"{prefix}embeddings.LayerNorm")
-    relative = encoder.get_layer("relative_positions")
-    yield from weights.tensor(relative.embeddings.embeddings, f"{prefix}encoder.rel_embeddings.weight")
-    yield from weights.layer_norm(relative.layer_norm, f"{prefix}encoder.LayerNorm")
-    for index in range(encoder.config.num_layers):
-        base = f"{prefix}encoder.layer.{index}."
-        attention, feed_forward = encoder.block(index)
-        yield from weights.block(attention, feed_forward, deberta_block_names(base))
-        if attention.position_query is not None:
-            yield from weights.dense(attention.position_query, f"{base}attention.self.pos_query_proj")
-            yield from weights.dense(attention.position_key, f"{base}attention.self.pos_key_proj")
+# `DebertaV2Layer`'s self-attention scope: BERT's names but `{query,key,value}_proj` and `pos_{query,key}_proj`.
+ATTENTION = "encoder.layer.{layer}.attention.self."
+# `DebertaV2Model`: word and token-type embeddings (no position table), the shared relative table and its
+# LayerNorm, BERT's blocks with DeBERTa's projections (`pos_*_proj` unless the key is shared); no pooler.
+HUGGINGFACE_NAMES = weights.EncoderNames(
+    weights.PYTORCH,
+    weights.EmbeddingNames("embeddings.word_embeddings.weight", "embeddings.LayerNorm",
+                           segment="embeddings.token_type_embeddings.weight"),
+    dataclasses.replace(weights.BlockNames.bert("encoder.layer.{layer}."), query=f"{ATTENTION}query_proj",
+                        key=f"{ATTENTION}key_proj", value=f"{ATTENTION}value_proj",
+                        position_query=f"{ATTENTION}pos_query_proj", position_key=f"{ATTENTION}pos_key_proj"),
+    relative=("encoder.rel_embeddings.weight", "encoder.LayerNorm"),
+)
 
 
 def deberta_head_weights(model) -> Iterator[Assignment]:
@@ -101,7 +88,7 @@ def deberta_head_weights(model) -> Iterator[Assignment]:
     if not hasattr(model, "pair_objective"):
         raise ValueError("a Hugging Face DeBERTa checkpoint holds a masked-LM head; build the pretraining model "
                          "with objectives ['mlm'] to load or save it")
-    yield from bert_head_weights(model)
+    yield from HEAD_NAMES(model)
 
 
 HUGGINGFACE = HuggingFaceFormat(
@@ -112,7 +99,7 @@ HUGGINGFACE = HuggingFaceFormat(
     pretraining_pooler=False,
     read_config=read_deberta_config,
     write_config=write_deberta_config,
-    encoder_weights=deberta_encoder_weights,
+    encoder_weights=HUGGINGFACE_NAMES,
     head_weights=deberta_head_weights,
     head_objectives=lambda hf: ("mlm",),
 )

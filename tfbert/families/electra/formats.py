@@ -7,15 +7,14 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from tfbert.architectures.spec import Assignment, HuggingFaceFormat, KerasHubFormat, TF1Format
 from tfbert.convert import weights
-from tfbert.families.bert.formats import (embedding_weights, google_embedding_weights, google_layer_weights,
-                                          keras_hub_embedding_weights, keras_hub_layer_weights,
-                                          keras_hub_pooler_weights, layer_weights, pooler_weights, read_bert_fields,
-                                          read_google_fields, read_keras_hub_fields, write_bert_fields,
-                                          write_google_fields, write_keras_hub_fields)
+from tfbert.families.bert import formats as bert
+from tfbert.families.bert.formats import (read_bert_fields, read_google_fields, read_keras_hub_fields,
+                                          write_bert_fields, write_google_fields, write_keras_hub_fields)
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig
@@ -31,15 +30,8 @@ def write_electra_config(encoder: EncoderConfig) -> dict[str, Any]:
     return {**write_bert_fields(encoder), "embedding_size": encoder.embedding_size}
 
 
-def electra_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
-    """BERT's layout plus `embeddings_project` when the embeddings are narrower or wider than the layers."""
-    config = encoder.config
-    if embeddings:
-        yield from embedding_weights(encoder, prefix)
-    if config.embedding_size != config.hidden_size:
-        yield from weights.dense(encoder.get_layer("embedding_projection"), f"{prefix}embeddings_project")
-    yield from layer_weights(encoder, prefix)
-    yield from pooler_weights(encoder, prefix)
+# `ElectraModel`: BERT's layout plus `embeddings_project` when the embeddings are narrower or wider than the layers.
+HUGGINGFACE_NAMES = dataclasses.replace(bert.HUGGINGFACE_NAMES, projection="embeddings_project")
 
 
 def discriminator_head_weights(model) -> Iterator[Assignment]:
@@ -60,9 +52,9 @@ def electra_checkpoints(model) -> dict[str, tuple[EncoderConfig, str, list[Assig
     and `generator` (`ElectraForMaskedLM`), each with the shared embeddings."""
     return {
         "discriminator": (model.config.encoder, "ElectraForPreTraining",
-                          [*electra_encoder_weights(model.discriminator, "electra."), *discriminator_head_weights(model)]),
+                          [*HUGGINGFACE_NAMES(model.discriminator, "electra."), *discriminator_head_weights(model)]),
         "generator": (model.config.generator, "ElectraForMaskedLM",
-                      [*electra_encoder_weights(model.generator, "electra."), *generator_head_weights(model)]),
+                      [*HUGGINGFACE_NAMES(model.generator, "electra."), *generator_head_weights(model)]),
     }
 
 
@@ -150,20 +142,14 @@ def electra_hparams_from_shapes(shapes: Mapping[str, tuple[int, ...]]) -> dict[s
     return hparams
 
 
-def google_electra_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
-    """`modeling.BertModel` under `prefix` (`electra/`, `generator/`): the embeddings (always ELECTRA's:
-    the generator shares them), `embeddings_project` when E != H, the layers; no pooler."""
-    if embeddings:
-        yield from google_embedding_weights(encoder, "electra/")
-    if encoder.config.embedding_size != encoder.config.hidden_size:
-        yield from weights.dense(encoder.get_layer("embedding_projection"), f"{prefix}embeddings_project",
-                                 weights.TENSORFLOW)
-    yield from google_layer_weights(encoder, prefix)
+# `modeling.BertModel` under `electra/` (the generator's layers under `generator/`, sharing ELECTRA's embeddings):
+# Google's BERT names plus `embeddings_project` when E != H; no pooler.
+TF1_NAMES = dataclasses.replace(bert.TF1_NAMES, projection="embeddings_project", pooler=None)
 
 
 def google_electra_head_weights(model) -> Iterator[Assignment]:
     """The generator (`generator/`, `generator_predictions/`) and `discriminator_predictions/{dense,dense_1}`."""
-    yield from google_electra_encoder_weights(model.generator, "generator/", embeddings=False)
+    yield from TF1_NAMES(model.generator, "generator/", embeddings=False)
     yield from weights.masked_lm_head(model.get_layer("generator_head"), "generator_predictions/dense",
                                       "generator_predictions/LayerNorm", "generator_predictions/output_bias",
                                       weights.TENSORFLOW)
@@ -185,15 +171,8 @@ def write_keras_hub_electra_config(encoder: EncoderConfig) -> dict[str, Any]:
             "embedding_dim": encoder.embedding_size}
 
 
-def keras_hub_electra_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:
-    """Every variable of keras-hub's `ElectraBackbone` (`embeddings_projection` when E != H)."""
-    if embeddings:
-        yield from keras_hub_embedding_weights(encoder, prefix)
-    if encoder.config.embedding_size != encoder.config.hidden_size:
-        yield from weights.dense(encoder.get_layer("embedding_projection"), f"{prefix}embeddings_projection",
-                                 weights.KERAS_HUB)
-    yield from keras_hub_layer_weights(encoder, prefix)
-    yield from keras_hub_pooler_weights(encoder, prefix)
+# keras-hub `ElectraBackbone`: BertBackbone's variables plus `embeddings_projection` when E != H.
+KERAS_HUB_NAMES = dataclasses.replace(bert.KERAS_HUB_NAMES, projection="embeddings_projection")
 
 
 HUGGINGFACE = HuggingFaceFormat(
@@ -201,7 +180,7 @@ HUGGINGFACE = HuggingFaceFormat(
     prefix="electra",
     read_config=read_electra_config,
     write_config=write_electra_config,
-    encoder_weights=electra_encoder_weights,
+    encoder_weights=HUGGINGFACE_NAMES,
     no_heads="an ELECTRA checkpoint holds either the generator or the discriminator; load both into one "
              "pretraining model with load_electra(discriminator_folder, generator_folder), or pass heads=False",
     ignored_suffixes=("generator_lm_head.weight",),
@@ -215,7 +194,7 @@ TF1 = TF1Format(
     config_file="hparams.json",
     read_config=read_google_electra_config,
     write_config=write_google_electra_config,
-    encoder_weights=google_electra_encoder_weights,
+    encoder_weights=TF1_NAMES,
     head_weights=google_electra_head_weights,
     config_from_shapes=electra_hparams_from_shapes,
     read_generator=read_google_electra_generator,
@@ -227,5 +206,5 @@ KERAS_HUB = KerasHubFormat(
     backbone_class="ElectraBackbone",
     read_config=read_keras_hub_electra_config,
     write_config=write_keras_hub_electra_config,
-    encoder_weights=keras_hub_electra_encoder_weights,
+    encoder_weights=KERAS_HUB_NAMES,
 )

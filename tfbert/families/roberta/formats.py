@@ -7,14 +7,15 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import numpy as np
 
 from tfbert.architectures.spec import Assignment, KerasHubFormat
 from tfbert.convert import weights
-from tfbert.families.bert.formats import (bert_layout, embedding_weights, keras_hub_layer_weights, layer_weights,
-                                          read_bert_fields, read_keras_hub_fields, write_keras_hub_fields)
+from tfbert.families.bert import formats as bert
+from tfbert.families.bert.formats import bert_layout, read_bert_fields, read_keras_hub_fields, write_keras_hub_fields
 
 if TYPE_CHECKING:
     from tfbert.config import EncoderConfig
@@ -28,10 +29,12 @@ def read_roberta_config(hf: Mapping[str, Any]) -> dict[str, Any]:
     return dict(**fields, position_offset=fields["pad_id"] + 1)
 
 
-def roberta_head_weights(model) -> Iterator[Assignment]:
-    """`RobertaForMaskedLM`'s `lm_head` (no sentence-pair head)."""
-    yield from weights.masked_lm_head(model.get_layer("mlm_head"), "lm_head.dense", "lm_head.layer_norm",
-                                      "lm_head.bias")
+# `RobertaForMaskedLM`'s `lm_head` (no sentence-pair head).
+HEAD_NAMES = weights.HeadNames("lm_head.dense", "lm_head.layer_norm", "lm_head.bias")
+
+
+# The encoder of `RobertaForSequenceClassification`: BERT's names without a pooler (its `classifier.dense` is ours).
+CLASSIFIER_ENCODER_NAMES = dataclasses.replace(bert.HUGGINGFACE_NAMES, pooler=None)
 
 
 def roberta_classifier_weights(encoder, head, pooling: str) -> Iterator[Assignment]:
@@ -40,15 +43,14 @@ def roberta_classifier_weights(encoder, head, pooling: str) -> Iterator[Assignme
     if pooling != "pooler":
         raise ValueError(f"Hugging Face's RoBERTa sequence classifier reads the first token through a tanh dense layer "
                          f"(tfbert's pooler); this model's head reads {pooling!r} pooling")
-    yield from embedding_weights(encoder, "roberta.")
-    yield from layer_weights(encoder, "roberta.")
+    yield from CLASSIFIER_ENCODER_NAMES(encoder, "roberta.")
     yield from weights.dense(encoder.get_layer("pooler"), "classifier.dense")
     yield from weights.dense(head, "classifier.out_proj")
 
 
 def roberta_format(model_type: str, class_prefix: str):
     """RoBERTa's Hugging Face layout under `model_type` and the class names `class_prefix...` (also XLM-R's)."""
-    return bert_layout(model_type, "roberta", read_roberta_config, roberta_head_weights, class_prefix=class_prefix,
+    return bert_layout(model_type, "roberta", read_roberta_config, HEAD_NAMES, class_prefix=class_prefix,
                        pretraining_class=f"{class_prefix}ForMaskedLM", pretraining_pooler=False,
                        classifier_weights=roberta_classifier_weights)
 
@@ -88,16 +90,15 @@ def with_padding_rows(table: np.ndarray) -> np.ndarray:
     return np.concatenate([rows, table])
 
 
-def keras_hub_roberta_encoder_weights(encoder, prefix: str = "", embeddings: bool = True) -> Iterator[Assignment]:
-    """Every variable of keras-hub's `RobertaBackbone`; its one segment row is zero (keras-hub has none)."""
-    if embeddings:
-        layer = encoder.get_layer("embeddings")
-        yield from weights.tensor(layer.token_embedding.embeddings, f"{prefix}embeddings/token_embedding/embeddings")
-        yield from weights.tensor(layer.position_embedding.embeddings,
-                                  f"{prefix}embeddings/position_embedding/embeddings", with_padding_rows)
-        yield from weights.zeros(layer.segment_embedding.embeddings)
-        yield from weights.layer_norm(layer.layer_norm, f"{prefix}embeddings_layer_norm", weights.KERAS_HUB)
-    yield from keras_hub_layer_weights(encoder, prefix)
+# keras-hub `RobertaBackbone`'s variable paths: its position table without the padding rows, no segment table
+# (tfbert's one row is zero), BertBackbone's blocks, no pooler.
+KERAS_HUB_NAMES = weights.EncoderNames(
+    weights.KERAS_HUB,
+    weights.EmbeddingNames("embeddings/token_embedding/embeddings", "embeddings_layer_norm",
+                           position="embeddings/position_embedding/embeddings", position_fn=with_padding_rows,
+                           segment=weights.ZERO),
+    bert.KERAS_HUB_NAMES.blocks,
+)
 
 
 def keras_hub_roberta_format(backbone_class: str, tokenizer_ids_match: bool = True) -> KerasHubFormat:
@@ -106,7 +107,7 @@ def keras_hub_roberta_format(backbone_class: str, tokenizer_ids_match: bool = Tr
         backbone_class=backbone_class,
         read_config=read_keras_hub_roberta_config,
         write_config=write_keras_hub_roberta_config,
-        encoder_weights=keras_hub_roberta_encoder_weights,
+        encoder_weights=KERAS_HUB_NAMES,
         tokenizer_ids_match=tokenizer_ids_match,
     )
 

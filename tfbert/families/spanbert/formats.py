@@ -7,10 +7,10 @@ Example:
 
 from __future__ import annotations
 
-from tfbert.families.bert.formats import bert_layout, bert_masked_lm_weights, pooler_classifier_weights
+from tfbert.families.bert.formats import MASKED_LM_NAMES, bert_layout, pooler_classifier_weights
 
 HUGGINGFACE = bert_layout(
-    "bert", "bert", head_weights=bert_masked_lm_weights, reads=False, class_prefix="Bert",
+    "bert", "bert", head_weights=MASKED_LM_NAMES, reads=False, class_prefix="Bert",
     classifier_weights=pooler_classifier_weights("bert"),
     # Written as BertForMaskedLM: the MLM head; Hugging Face has no span boundary head.
     pretraining_class="BertForMaskedLM", pretraining_pooler=False,

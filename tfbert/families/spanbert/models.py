@@ -41,13 +41,9 @@ class SpanBoundaryHead(TiedDecoder):
 
     Example:
         >>> import numpy as np
-        >>> from tfbert.config import load_config
-        >>> from tfbert.models.encoder import build_encoder
-        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
-        >>> sequence_output = np.zeros((1, 6, 128), "float32")
-        >>> head = SpanBoundaryHead(encoder.token_embedding, hidden_size=128)
+        >>> head = SpanBoundaryHead(TokenEmbedding(30522, 128), hidden_size=128)   # the encoder's token table
         >>> left, right, offsets = np.array([[0, 0]]), np.array([[3, 3]]), np.array([[1, 2]])   # span 1..2
-        >>> tuple(head(sequence_output, left, right, offsets).shape)
+        >>> tuple(head(np.zeros((1, 6, 128), "float32"), left, right, offsets).shape)
         (1, 2, 30522)
     """
 

@@ -66,25 +66,16 @@ def write_xlm_config(encoder: EncoderConfig) -> dict[str, Any]:
     )
 
 
-def xlm_block_names(prefix: str, layer: int) -> weights.BlockNames:
-    p = f"{prefix}attentions.{layer}."
-    return weights.BlockNames(f"{p}q_lin", f"{p}k_lin", f"{p}v_lin", f"{p}out_lin", f"{prefix}layer_norm1.{layer}",
-                              f"{prefix}ffns.{layer}.lin1", f"{prefix}ffns.{layer}.lin2",
-                              f"{prefix}layer_norm2.{layer}")
-
-
-def xlm_encoder_weights(encoder, prefix: str, embeddings: bool = True) -> Iterator[Assignment]:
-    """`embeddings`, `position_embeddings`, `lang_embeddings`, `layer_norm_emb`, then per layer
-    `attentions.{i}.{q,k,v,out}_lin`, `layer_norm1.{i}`, `ffns.{i}.lin{1,2}`, `layer_norm2.{i}`."""
-    if embeddings:
-        layer = encoder.get_layer("embeddings")
-        yield from weights.tensor(layer.token_embedding.embeddings, f"{prefix}embeddings.weight")
-        yield from weights.tensor(layer.position_embedding.embeddings, f"{prefix}position_embeddings.weight")
-        if layer.language_embedding is not None:
-            yield from weights.tensor(layer.language_embedding.embeddings, f"{prefix}lang_embeddings.weight")
-        yield from weights.layer_norm(layer.layer_norm, f"{prefix}layer_norm_emb")
-    for index in range(encoder.config.num_layers):
-        yield from weights.block(*encoder.block(index), xlm_block_names(prefix, index))
+# `XLMModel`: `embeddings`, `position_embeddings`, `lang_embeddings`, `layer_norm_emb`, then per layer
+# `attentions.{i}.{q,k,v,out}_lin`, `layer_norm1.{i}`, `ffns.{i}.lin{1,2}`, `layer_norm2.{i}`; no pooler.
+HUGGINGFACE_NAMES = weights.EncoderNames(
+    weights.PYTORCH,
+    weights.EmbeddingNames("embeddings.weight", "layer_norm_emb", position="position_embeddings.weight",
+                           language="lang_embeddings.weight"),
+    weights.BlockNames("attentions.{layer}.q_lin", "attentions.{layer}.k_lin", "attentions.{layer}.v_lin",
+                       "attentions.{layer}.out_lin", "layer_norm1.{layer}", "ffns.{layer}.lin1", "ffns.{layer}.lin2",
+                       "layer_norm2.{layer}"),
+)
 
 
 def xlm_head_weights(model) -> Iterator[Assignment]:
@@ -97,7 +88,7 @@ HUGGINGFACE = HuggingFaceFormat(
     prefix="transformer",
     read_config=read_xlm_config,
     write_config=write_xlm_config,
-    encoder_weights=xlm_encoder_weights,
+    encoder_weights=HUGGINGFACE_NAMES,
     head_weights=xlm_head_weights,
     head_objectives=lambda hf: ("clm",) if hf.get("causal") else ("mlm",),
     head_config=lambda model: {"causal": model.objective == "clm"},

@@ -54,11 +54,9 @@ class TiedLanguageModelHead(TiedDecoder):
 
     Example:
         >>> import numpy as np
-        >>> from tfbert.config import load_config
-        >>> from tfbert.models.encoder import build_encoder
-        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
-        >>> sequence_output = np.zeros((1, 6, 128), "float32")
-        >>> logits = TiedLanguageModelHead(encoder.token_embedding)(sequence_output, np.array([[1, 4]]))
+        >>> from tfbert.models.embeddings import TokenEmbedding
+        >>> head = TiedLanguageModelHead(TokenEmbedding(30522, 128))   # the encoder's token table
+        >>> logits = head(np.zeros((1, 6, 128), "float32"), np.array([[1, 4]]))
         >>> tuple(logits.shape), str(keras.backend.standardize_dtype(logits.dtype))
         ((1, 2, 30522), 'float32')
     """

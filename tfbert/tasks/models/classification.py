@@ -71,14 +71,14 @@ class SequenceRegressor(TaskModel):
     Loss: mean squared error; metrics: `loss`, `mean_absolute_error`.
 
     Example:
-        >>> import numpy as np
         >>> from tfbert.config import load_config
         >>> from tfbert.models.encoder import build_encoder
-        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
-        >>> ids = np.array([[101, 7592, 102, 0], [101, 2088, 2003, 102]])
-        >>> features = {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": ids > 0}
-        >>> model = SequenceRegressor(encoder)
-        >>> tuple(model(features)["score"].shape)
+        >>> from tfbert.tasks.features import encode_texts
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> pairs = encode_texts(WordPieceTokenizer("vocab.txt"), ["a man plays", "a cat sleeps"],
+        ...                      ["a man is playing", "a dog runs"], max_length=16)
+        >>> model = SequenceRegressor(build_encoder(load_config("bert_tiny").encoder))
+        >>> tuple(model(pairs)["score"].shape)     # then model.fit(pairs, scores)
         (2,)
     """
 

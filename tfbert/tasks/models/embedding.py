@@ -163,16 +163,15 @@ class SiameseEmbedder(_Embedders):
     `embedder()` gives the `SentenceEmbedder` on the trained encoder.
 
     Example:
-        >>> import numpy as np
         >>> from tfbert.config import load_config
         >>> from tfbert.models.encoder import build_encoder
+        >>> from tfbert.tasks.embeddings import encode_side
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> tokenizer = WordPieceTokenizer("vocab.txt")
         >>> encoder = build_encoder(load_config("bert_tiny").encoder)
-        >>> ids = np.array([[101, 7592, 102, 0], [101, 2088, 2003, 102]])
-        >>> def side(name, ids):
-        ...     return {f"{name}_token_ids": ids, f"{name}_segment_ids": np.zeros_like(ids),
-        ...             f"{name}_padding_mask": ids > 0}
         >>> model = SiameseEmbedder(encoder, loss="multiple-negatives")
-        >>> outputs = model({**side("first", ids), **side("second", ids[::-1])})
+        >>> outputs = model({**encode_side(tokenizer, ["a man plays", "a cat"], "first", 16),
+        ...                  **encode_side(tokenizer, ["a man is playing", "a dog"], "second", 16)})
         >>> sorted(outputs), tuple(outputs["cosine"].shape)
         (['cosine', 'first_embedding', 'second_embedding'], (2,))
         >>> embedder = model.embedder(normalize=True)   # after model.fit(pair_features)
@@ -229,13 +228,12 @@ class EmbeddingDistiller(_Embedders):
         >>> import numpy as np
         >>> from tfbert.config import load_config
         >>> from tfbert.models.encoder import build_encoder
-        >>> encoder = build_encoder(load_config("bert_tiny").encoder)
-        >>> ids = np.array([[101, 7592, 102, 0], [101, 2088, 2003, 102]])
-        >>> def side(name, ids):
-        ...     return {f"{name}_token_ids": ids, f"{name}_segment_ids": np.zeros_like(ids),
-        ...             f"{name}_padding_mask": ids > 0}
-        >>> model = EmbeddingDistiller(encoder, pooling="mean")
-        >>> outputs = model({**side("source", ids), **side("target", ids)})
+        >>> from tfbert.tasks.embeddings import encode_side
+        >>> from tfbert.text import WordPieceTokenizer
+        >>> tokenizer, texts = WordPieceTokenizer("vocab.txt"), ["the same text", "twice"]
+        >>> model = EmbeddingDistiller(build_encoder(load_config("bert_tiny").encoder), pooling="mean")
+        >>> outputs = model({**encode_side(tokenizer, texts, "source", 16),
+        ...                  **encode_side(tokenizer, texts, "target", 16)})
         >>> bool(np.allclose(outputs["source_embedding"], outputs["target_embedding"], atol=1e-5))
         True
     """

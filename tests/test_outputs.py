@@ -117,6 +117,22 @@ def test_a_signal_while_the_lock_is_taken_leaves_no_lock_file_and_no_folder(tmp_
     assert snapshot(tmp_path) == {}
 
 
+def test_the_program_ignores_signals_once_its_command_is_done_and_main_alone_restores_them(capsys):
+    # A signal after the command (output in place, message printed) raised KeyboardInterrupt inside TensorFlow's
+    # teardown at exit, which could end the process with SIGSEGV instead of its status: `program` ignores it.
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = [signal.getsignal(number) for number in signals]
+    try:
+        assert main(["configs", "--architecture", "xlm"]) == 0
+        assert [signal.getsignal(number) for number in signals] == previous
+        assert main(["configs", "--architecture", "xlm"], exiting=True) == 0
+        assert [signal.getsignal(number) for number in signals] == [signal.SIG_IGN, signal.SIG_IGN]
+    finally:
+        for number, handler in zip(signals, previous):
+            signal.signal(number, handler)
+    assert capsys.readouterr().out.count("xlm_tiny") == 2
+
+
 def test_overwrite_never_replaces_the_current_folder(tmp_path, monkeypatch):
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "notes.txt").write_text("mine")

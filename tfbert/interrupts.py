@@ -57,8 +57,14 @@ def _raise(signal_number: int, frame) -> None:
 
 
 @contextlib.contextmanager
-def signals_raise() -> Iterator[None]:
-    """Within the block SIGINT and SIGTERM raise `Interrupted` (the first one; later ones are recorded)."""
+def signals_raise(then_ignore: bool = False) -> Iterator[None]:
+    """Within the block SIGINT and SIGTERM raise `Interrupted` (the first one; later ones are recorded).
+
+    The block's end restores the handlers it found, or with `then_ignore` leaves both signals ignored:
+    for a process that exits after the block (the `tfbert` program). Its output is in place or cleaned
+    up by then, and a signal during the exit would raise `KeyboardInterrupt` (Python's SIGINT handler)
+    inside TensorFlow's teardown, its finalizers and atexit functions, which can crash with SIGSEGV.
+    """
     previous = {number: signal.getsignal(number) for number in SIGNALS}
     _received.clear()
     _state.update(raised=False, deferring=0)
@@ -68,7 +74,7 @@ def signals_raise() -> Iterator[None]:
         yield
     finally:
         for number, handler in previous.items():
-            signal.signal(number, handler)
+            signal.signal(number, signal.SIG_IGN if then_ignore else handler)
 
 
 @contextlib.contextmanager

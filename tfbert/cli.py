@@ -81,6 +81,10 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         return 2
     except KeyboardInterrupt as error:   # SIGINT or SIGTERM (tfbert.interrupts)
         return _interrupted(args.command, as_interrupted(error))
+    except Exception:   # a signal landed in a library, which raised its own error (pybind11's RuntimeError)
+        if received() is None:
+            raise
+        return _interrupted(args.command, received())
     return 0
 
 

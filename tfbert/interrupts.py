@@ -76,8 +76,9 @@ def _in_finalizer(frame) -> bool:
     """Whether `frame` runs in a finalizer (`__del__`, a gc callback, a `weakref.finalize`) or below one.
 
     Python prints and drops an exception raised there and the finalizer's cleanup stays half done:
-    TensorFlow's function deleters (`AtomicFunction.__del__`) cut short left state that crashed the
-    process later with SIGSEGV. Python has no call for this, hence the walk up the frames.
+    TensorFlow's function deleters (`AtomicFunction.__del__`) cut short leave its function registry
+    half updated, the likely cause of a SIGSEGV after a Ctrl-C during `tfbert export`. Python has no
+    call that tells, hence the walk up the frames.
     """
     finalizers = {getattr(callback, "__code__", None) for callback in gc.callbacks} | {_FINALIZE_CALL}
     while frame is not None:

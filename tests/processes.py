@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
-# `tfbert ARGV`, with the INFO lines of Python's logging shown ("Resumed from ... at step K of N").
-TFBERT = ("import logging, sys; logging.basicConfig(level=logging.INFO, format='%(message)s'); "
-          "from tfbert.cli import main; sys.exit(main(sys.argv[1:]))")
+# The `tfbert` program (`python -c TFBERT ARGV`), with the INFO lines of Python's logging shown ("Resumed from ...").
+TFBERT = ("import logging; logging.basicConfig(level=logging.INFO, format='%(message)s'); "
+          "from tfbert.cli import program; program()")
 
 
 @dataclasses.dataclass

@@ -107,6 +107,40 @@ def test_a_signal_while_the_lock_is_taken_leaves_no_lock_file_and_no_folder(tmp_
     assert snapshot(tmp_path) == {}
 
 
+def test_a_signal_in_a_finalizer_is_raised_once_it_returns_so_its_cleanup_is_whole():
+    # TensorFlow's function deleters (`__del__`) cut short by the exception left state that crashed the process.
+    from tfbert.interrupts import Interrupted, signals_raise
+
+    cleaned = []
+
+    class Resource:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            cleaned.extend(["first half", "second half"])
+
+    with signals_raise(), pytest.raises(Interrupted) as interrupted:
+        Resource()
+        for _ in range(10**8):   # Python instructions, at one of which (a millisecond on) Interrupted comes
+            pass
+    assert cleaned == ["first half", "second half"] and interrupted.value.exit_status == 143
+
+
+def test_the_program_ignores_signals_once_its_command_is_done_and_main_alone_restores_them(capsys):
+    # A signal after the command (output in place, message printed) raised KeyboardInterrupt inside TensorFlow's
+    # teardown at exit, which could end the process with SIGSEGV instead of its status: `program` ignores it.
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = [signal.getsignal(number) for number in signals]
+    try:
+        assert main(["configs", "--architecture", "xlm"]) == 0
+        assert [signal.getsignal(number) for number in signals] == previous
+        assert main(["configs", "--architecture", "xlm"], exiting=True) == 0
+        assert [signal.getsignal(number) for number in signals] == [signal.SIG_IGN, signal.SIG_IGN]
+    finally:
+        for number, handler in zip(signals, previous):
+            signal.signal(number, handler)
+    assert capsys.readouterr().out.count("xlm_tiny") == 2
+
+
 def test_overwrite_never_replaces_the_current_folder(tmp_path, monkeypatch):
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "notes.txt").write_text("mine")

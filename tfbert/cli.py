@@ -56,8 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parses `argv` (default: the command line), runs the subcommand, returns the exit status."""
+def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
+    """Parses `argv` (default: the command line), runs the subcommand, returns the exit status.
+
+    `exiting`: the process ends when `main` returns (`program`), so SIGINT and SIGTERM are ignored
+    from the moment the command is done (`signals_raise(then_ignore=True)`).
+    """
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     # `tfbert predict MODEL --json a b`: texts after options (argparse gives a `*` positional only its first run).
@@ -68,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
         check_flag_combinations(args)
-        with signals_raise():
+        with signals_raise(then_ignore=exiting):
             args.run(args)
     except (CommandError, OutputRefused, OSError) as error:   # OSError: a file the command could not read or write
         if received() is not None:   # a library turned the signal into its own error (SentencePiece's trainer)
@@ -77,6 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt as error:   # SIGINT or SIGTERM (tfbert.interrupts)
         return _interrupted(args.command, as_interrupted(error))
+    except Exception:   # a signal landed in a library, which raised its own error (pybind11's RuntimeError)
+        if received() is None:
+            raise
+        return _interrupted(args.command, received())
     return 0
 
 
@@ -86,5 +94,14 @@ def _interrupted(command: str, interrupted: Interrupted) -> int:
     return interrupted.exit_status
 
 
+def program() -> None:
+    """The `tfbert` program: `main` on the command line, then the process exits with its status.
+
+    A signal that comes after the command is done (its output in place, or its message printed) is
+    ignored, not raised inside TensorFlow's teardown at exit.
+    """
+    sys.exit(main(exiting=True))
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    program()

@@ -3,9 +3,9 @@
 Python turns SIGINT into `KeyboardInterrupt` but lets SIGTERM kill the process on the spot, before
 any cleanup; `signals_raise()` makes both raise `Interrupted` (a `KeyboardInterrupt`), which the
 command line reports in one line and exits 130 / 143 (128 + the signal's number). A second signal
-while the first unwinds is only recorded: cleanup is not cut short. The signal is also recorded, so
-`check()` catches one that library code swallowed (an exception raised in a finalizer is printed
-and dropped) before an output is put in place.
+while the first unwinds is only recorded: cleanup is not cut short. A signal that lands in a finalizer
+(`__del__`) is raised once the finalizer has returned, not inside it. The signal is also recorded, so
+`check()` catches one that library code swallowed before an output is put in place.
 
     >>> from tfbert.cli import main
     >>> with signals_raise():
@@ -18,11 +18,16 @@ and dropped) before an output is put in place.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
+import gc
 import signal
+import threading
+import weakref
 from typing import Iterator
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_FINALIZE_CALL = weakref.finalize.__call__.__code__
 
 _received: list[int] = []
 
@@ -45,30 +50,63 @@ class Interrupted(KeyboardInterrupt):
         return f"interrupted by {name} {self.detail}" if self.detail else f"interrupted by {name}"
 
 
-# The signals received since `signals_raise` began, whether one was raised, and how deep in `deferred` blocks.
-_state = {"raised": False, "deferring": 0}
+# The signals received since `signals_raise` began, whether one was raised, how deep in `deferred` blocks, and
+# whether the handler put its own call off until a finalizer returns (`_in_finalizer`).
+_state = {"raised": False, "deferring": 0, "postponed": False}
 
 
 def _raise(signal_number: int, frame) -> None:
-    _received.append(signal_number)
-    if not _state["raised"] and not _state["deferring"]:
+    if not _state["postponed"]:
+        _received.append(signal_number)
+    _state["postponed"] = _in_finalizer(frame)
+    if _state["postponed"]:   # the handler runs again a moment later, until the finalizer has returned
+        threading.Timer(0.001, _call_again, (signal_number,)).start()
+    elif not _state["raised"] and not _state["deferring"]:
         _state["raised"] = True
         raise Interrupted(signal_number)
 
 
+def _call_again(signal_number: int) -> None:
+    """Has the main thread call `_raise` for `signal_number` again (nothing once `signals_raise` has ended)."""
+    if signal.getsignal(signal_number) is _raise:
+        _thread.interrupt_main(signal_number)
+
+
+def _in_finalizer(frame) -> bool:
+    """Whether `frame` runs in a finalizer (`__del__`, a gc callback, a `weakref.finalize`) or below one.
+
+    Python prints and drops an exception raised there and the finalizer's cleanup stays half done:
+    TensorFlow's function deleters (`AtomicFunction.__del__`) cut short leave its function registry
+    half updated, the likely cause of a SIGSEGV after a Ctrl-C during `tfbert export`. Python has no
+    call that tells, hence the walk up the frames.
+    """
+    finalizers = {getattr(callback, "__code__", None) for callback in gc.callbacks} | {_FINALIZE_CALL}
+    while frame is not None:
+        if frame.f_code.co_name == "__del__" or frame.f_code in finalizers:
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextlib.contextmanager
-def signals_raise() -> Iterator[None]:
-    """Within the block SIGINT and SIGTERM raise `Interrupted` (the first one; later ones are recorded)."""
+def signals_raise(then_ignore: bool = False) -> Iterator[None]:
+    """Within the block SIGINT and SIGTERM raise `Interrupted` (the first one; later ones are recorded).
+
+    The block's end restores the handlers it found, or with `then_ignore` leaves both signals ignored:
+    for a process that exits after the block (the `tfbert` program). Its output is in place or cleaned
+    up by then, and a signal during the exit would raise `KeyboardInterrupt` (Python's SIGINT handler)
+    inside TensorFlow's teardown, its finalizers and atexit functions, which can crash with SIGSEGV.
+    """
     previous = {number: signal.getsignal(number) for number in SIGNALS}
     _received.clear()
-    _state.update(raised=False, deferring=0)
+    _state.update(raised=False, deferring=0, postponed=False)
     for number in SIGNALS:
         signal.signal(number, _raise)
     try:
         yield
     finally:
         for number, handler in previous.items():
-            signal.signal(number, handler)
+            signal.signal(number, signal.SIG_IGN if then_ignore else handler)
 
 
 @contextlib.contextmanager

@@ -277,9 +277,18 @@ def new_output(path: str | Path, *, flag: str = "--output", overwrite: bool = Fa
         with locked(path, flag, lock), _staged(path, flag, overwrite) as staging:
             yield staging
     except interrupts.Interrupted as interrupted:
-        interrupted.detail = interrupted.detail or f"before {path} was complete; nothing was written, " \
-                                                   "rerun the same command"
-        raise
+        raise _unfinished(interrupted, path)
+    except Exception as error:   # a library's own error for the signal: pybind11's RuntimeError, SentencePiece's
+        if interrupts.received() is None:
+            raise
+        raise _unfinished(interrupts.received(), path) from error
+
+
+def _unfinished(interrupted: interrupts.Interrupted, path: str) -> interrupts.Interrupted:
+    """`interrupted`, saying (unless it says where already) that `path` was not written."""
+    interrupted.detail = interrupted.detail or (f"before {path} was complete; nothing was written, rerun the same "
+                                                "command")
+    return interrupted
 
 
 @contextlib.contextmanager

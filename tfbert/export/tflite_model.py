@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-import tempfile
 import threading
 import warnings
 from pathlib import Path
@@ -30,6 +28,7 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from tfbert.export.signatures import Signature, StringColumns
+from tfbert.native_stderr import filtered_native_stderr
 
 if TYPE_CHECKING:
     from tfbert.data.preprocessor import Preprocessor
@@ -70,26 +69,9 @@ def new_interpreter(model_file: str | os.PathLike, threads: int):
 
 def allocate_quietly(interpreter) -> None:
     """`interpreter.allocate_tensors()` without `XNNPACK_NOTICE`, which the first allocation prints from C++ (no
-    setting reachable from Python silences it): stderr is captured at the file-descriptor level meanwhile and
-    everything else is written back. (`tfbert.commands.tensorflow_logs` does this for TensorFlow's start-up
-    lines, a layer above this one.)"""
-    sys.stderr.flush()
-    try:
-        stderr_copy = os.dup(2)
-    except OSError:   # no file descriptor 2 (a closed stderr): nothing to keep clean
+    setting reachable from Python silences it; `tfbert.native_stderr` holds it back)."""
+    with filtered_native_stderr(lambda line: line.strip() == XNNPACK_NOTICE):
         interpreter.allocate_tensors()
-        return
-    with tempfile.TemporaryFile() as captured:
-        os.dup2(captured.fileno(), 2)
-        try:
-            interpreter.allocate_tensors()
-        finally:
-            os.dup2(stderr_copy, 2)
-            os.close(stderr_copy)
-            captured.seek(0)
-            lines = captured.read().decode("utf-8", "replace").splitlines(keepends=True)
-            sys.stderr.write("".join(line for line in lines if line.strip() != XNNPACK_NOTICE))
-            sys.stderr.flush()
 
 
 class TFLiteExport:
@@ -112,6 +94,8 @@ class TFLiteExport:
         self.metadata = json.loads((self.folder / METADATA_FILE).read_text(encoding="utf-8"))
         self.task = self.metadata["task"]
         self.input_names = tuple(self.metadata["inputs"])
+        self._label_names = np.array([name.encode("utf-8") for name in self.metadata.get("label_names") or ()],
+                                     dtype=object)
         self.preprocessor = Preprocessor.load(self.folder)
         self.threads = threads or len(os.sched_getaffinity(0))
         self.interpreter = new_interpreter(self.folder / MODEL_FILE, self.threads)
@@ -159,8 +143,7 @@ class TFLiteExport:
         """`{input name: strings}` to the task's outputs, named and typed as the SavedModel export's."""
         outputs = self.run(self.encode(columns))
         if self.task == "classification":
-            names = np.array([name.encode("utf-8") for name in self.metadata["label_names"]], dtype=object)
-            outputs["label"] = names[outputs["label_id"]]
+            outputs["label"] = self._label_names[outputs["label_id"]]
         return outputs
 
     def signatures(self) -> dict[str, Signature]:

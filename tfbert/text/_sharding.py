@@ -34,18 +34,24 @@ def default_shards() -> int:
     return max(1, min(available_cores(), MAX_SHARDS))
 
 
-def in_shards(tokenize: Callable, strings: tf.Tensor, shards: int):
+def shard_function(tokenize: Callable) -> Callable:
+    """`tokenize` traced once for every shard (a 1-D batch of strings of any size)."""
+    return tf.function(tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
+
+
+def in_shards(tokenize: Callable, strings: tf.Tensor, shards: int, traced: Callable | None = None):
     """`tokenize` (1-D strings -> a RaggedTensor or a tuple of them, a row per string) applied to
     `shards` contiguous slices of `strings` of about equal bytes, results concatenated in order.
 
-    The shards call one traced function: a graph (an export, a `tf.data` map) holds the tokenizer's ops
-    once, not once per shard and again for small batches.
+    The shards call one traced function (`traced`, else `shard_function(tokenize)` made here): a graph
+    (an export, a `tf.data` map) holds the tokenizer's ops once, not once per shard and again for small
+    batches.
     """
     if strings.shape[0] is not None:
         shards = min(shards, strings.shape[0] // MIN_ROWS_PER_SHARD)
     if shards <= 1:
         return tokenize(strings)
-    tokenize = tf.function(tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
+    tokenize = traced or shard_function(tokenize)
     if strings.shape[0] is None:
         # A batch whose size is known only when it runs (a served request) is sharded only if it is big enough.
         return tf.cond(tf.size(strings) < 2 * MIN_ROWS_PER_SHARD, lambda: tokenize(strings),

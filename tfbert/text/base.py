@@ -6,7 +6,7 @@ from typing import Mapping, Sequence
 
 import tensorflow as tf
 
-from tfbert.text._sharding import default_shards
+from tfbert.text._sharding import default_shards, in_shards, shard_function
 
 SPECIAL_ROLES = ("cls", "sep", "pad", "mask", "unk", "bos", "eos")
 
@@ -71,13 +71,15 @@ class Tokenizer(tf.Module):
     # tf.Module walks every attribute, element by element, for variables and submodules, and
     # `tf.saved_model.save` asks each module several times; the Python vocabulary (tens of thousands
     # of strings) holds neither, so the walk skips it (a quarter of an export's time otherwise).
-    _TF_MODULE_IGNORED_PROPERTIES = tf.Module._TF_MODULE_IGNORED_PROPERTIES | {"_tokens", "_token_index"}
+    _TF_MODULE_IGNORED_PROPERTIES = tf.Module._TF_MODULE_IGNORED_PROPERTIES | {
+        "_tokens", "_token_index", "_eager_shard_functions"}
 
     def __init__(self, tokens: Sequence[str], special_tokens: Mapping[str, str | None], name: str | None = None):
         super().__init__(name=name)
         self.shards = default_shards()
-        self._tokens = list(tokens)
-        self._token_index = {token: index for index, token in reversed(list(enumerate(self._tokens)))}
+        tokens = list(tokens)
+        self._set_untracked(_tokens=tokens, _eager_shard_functions={},
+                            _token_index={token: index for index, token in reversed(list(enumerate(tokens)))})
         self._special_tokens = {}
         for role in SPECIAL_ROLES:
             token = special_tokens.get(role)
@@ -91,6 +93,25 @@ class Tokenizer(tf.Module):
             ),
             default_value=-1,
         )
+
+    @tf.__internal__.tracking.no_automatic_dependency_tracking
+    def _set_untracked(self, **values) -> None:
+        """Sets Python-side attributes that no checkpoint or SavedModel carries. A plain assignment would wrap
+        a vocabulary's list and dict element by element in trackable containers (most of building a
+        30k-token tokenizer)."""
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    def _in_shards(self, key: str, tokenize, strings: tf.Tensor):
+        """`in_shards(tokenize, strings, self.shards)`. Called eagerly, it reuses one traced function per `key`
+        (`tokenize` must then be the same computation on every call): tracing anew on each call cost about
+        0.3 CPU-s, most of an eager call's time."""
+        traced = None
+        if tf.executing_eagerly():
+            traced = self._eager_shard_functions.get(key)
+            if traced is None:
+                traced = self._eager_shard_functions[key] = shard_function(tokenize)
+        return in_shards(tokenize, strings, self.shards, traced)
 
     def vocabulary(self) -> list[str]:
         """All tokens, index = id."""

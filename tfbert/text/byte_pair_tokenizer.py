@@ -19,7 +19,6 @@ from typing import Mapping, Sequence
 import tensorflow as tf
 
 from tfbert.text._files import PathLike, existing_file, read_json, read_lines
-from tfbert.text._sharding import in_shards
 from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 VOCAB_FILE = "vocab.json"
@@ -263,7 +262,7 @@ class BytePairTokenizer(Tokenizer):
         strings = tf.convert_to_tensor(strings, tf.string)
         if strings.shape.rank == 0:
             return tuple(part[0] for part in self._rows(strings[None], with_offsets))
-        return in_shards(lambda rows: self._rows(rows, with_offsets), strings, self.shards)
+        return self._in_shards(f"rows/{with_offsets}", lambda rows: self._rows(rows, with_offsets), strings)
 
     def _rows(self, strings: tf.Tensor, with_offsets: bool):
         tokens = self._byte_tokens(strings)

@@ -15,7 +15,6 @@ from tensorflow_text.python.ops.sentencepiece_tokenizer import gen_sentencepiece
 
 from tfbert.text import _unigram
 from tfbert.text._files import PathLike, existing_file
-from tfbert.text._sharding import in_shards
 from tfbert.text.base import Tokenizer, as_utf8, lower_utf8, roles_in_config
 
 MODEL_FILE = "spiece.model"
@@ -158,13 +157,13 @@ class SentencePieceTokenizer(Tokenizer):
 
     def tokenize(self, strings) -> tf.RaggedTensor:
         """Ids without BOS/EOS: a RaggedTensor [batch, tokens] of int32 (1-D for a scalar input)."""
-        return _per_string(lambda rows: in_shards(self._ids, rows, self.shards), tf.convert_to_tensor(strings, tf.string))
+        return _per_string(lambda rows: self._in_shards("ids", self._ids, rows), tf.convert_to_tensor(strings, tf.string))
 
     def tokenize_with_offsets(self, strings):
         """(ids, starts, ends): byte offsets of each piece in the input, sentencepiece's `begin`/`end`
         (in the lowercased text when lowercasing changes byte lengths, which only a few letters such as
         `İ` do)."""
-        return _per_string(lambda rows: in_shards(self._ids_with_offsets, rows, self.shards),
+        return _per_string(lambda rows: self._in_shards("ids_with_offsets", self._ids_with_offsets, rows),
                            tf.convert_to_tensor(strings, tf.string))
 
     def _ids(self, rows: tf.Tensor) -> tf.RaggedTensor:

@@ -21,7 +21,6 @@ import tensorflow_text as tf_text
 from tfbert.text._aligned_normalization import character_ends, input_span, normalize_with_alignment
 from tfbert.text._bert_character_classes import COMBINING_MARKS, DROPPED, PUNCTUATION
 from tfbert.text._files import PathLike, read_lines
-from tfbert.text._sharding import in_shards
 from tfbert.text._wordpiece_unsafe_chars import (
     EXPANDING_WHEN_LOWERCASING,
     MOST_CHARACTERS_FROM_ONE,
@@ -259,7 +258,7 @@ class WordPieceTokenizer(Tokenizer):
         strings = tf.convert_to_tensor(strings, tf.string)
         if strings.shape.rank == 0:
             return tuple(part[0] for part in self._tokenize_batch(strings[None], with_offsets))
-        return in_shards(lambda rows: self._tokenize_batch(rows, with_offsets), strings, self.shards)
+        return self._in_shards(f"batch/{with_offsets}", lambda rows: self._tokenize_batch(rows, with_offsets), strings)
 
     def tokenize(self, strings) -> tf.RaggedTensor:
         """Ids without special tokens: a RaggedTensor [batch, tokens] of int32 (1-D for a scalar input)."""

@@ -89,3 +89,26 @@ def test_a_tokenizer_shards_over_the_available_cores(assets):
 
     tokenizer = WordPieceTokenizer(assets("minilm/vocab.txt"))
     assert tokenizer.shards == max(1, min(available_cores(), MAX_SHARDS))
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "byte_bpe"])
+def test_eager_calls_trace_the_shards_once_and_equal_a_traced_call(kind, assets, wiki_lines):
+    """Tokenizing eagerly again and again (an evaluation loop) reuses one traced function per method."""
+    tokenizer = _tokenizers(assets)[kind]()
+    tokenizer.shards = 2
+    first, second = (tf.constant(wiki_lines[start:start + 2 * MIN_ROWS_PER_SHARD]) for start in (0, 70))
+    eager = [tokenizer.tokenize(batch).to_list() for batch in (first, second, first)]
+    offsets = [[part.to_list() for part in tokenizer.tokenize_with_offsets(batch)] for batch in (first, second)]
+    traced = _outputs(tokenizer, 2, [first, second])
+    assert eager == [traced[0][0], traced[1][0], traced[0][0]]
+    assert offsets == [outputs[1:] for outputs in traced]
+    functions = tokenizer._eager_shard_functions
+    assert len(functions) == 2 and all(function.experimental_get_tracing_count() == 1 for function in functions.values())
+
+
+def test_a_tokenizer_checkpoint_holds_no_vocabulary_list_or_eager_functions(assets):
+    tokenizer = WordPieceTokenizer(assets("minilm/vocab.txt"))
+    tokenizer.tokenize(tf.constant(["x"] * 2 * MIN_ROWS_PER_SHARD))
+    children = tokenizer._trackable_children(save_type="savedmodel")
+    assert not {"_tokens", "_token_index", "_eager_shard_functions"} & set(children)
+    assert tokenizer.vocabulary()[:3] == ["[PAD]", "[unused0]", "[unused1]"]

@@ -70,7 +70,8 @@ class Tokenizer(tf.Module):
 
     # tf.Module walks every attribute, element by element, for variables and submodules, and
     # `tf.saved_model.save` asks each module several times; the Python vocabulary (tens of thousands
-    # of strings) holds neither, so the walk skips it (a quarter of an export's time otherwise).
+    # of strings) holds neither, so the walk skips it (a quarter of an export's time otherwise), and
+    # the eager calls' traced shard functions with it.
     _TF_MODULE_IGNORED_PROPERTIES = tf.Module._TF_MODULE_IGNORED_PROPERTIES | {
         "_tokens", "_token_index", "_eager_shard_functions"}
 

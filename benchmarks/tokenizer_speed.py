@@ -10,6 +10,7 @@ ids equal the reference's on every line.
     python benchmarks/tokenizer_speed.py --batch-sizes 256 1024 4096 --repeats 3
     python benchmarks/tokenizer_speed.py --only Byte --latency 300   # plus single-string latency
     python benchmarks/tokenizer_speed.py --shards 1 2 4 --batch-sizes 256 1024 4096  # tfbert, a batch over the cores
+    python benchmarks/tokenizer_speed.py --eager --batch-sizes 64 256   # tfbert called eagerly, batch after batch
 
 Beside MB/s (wall clock) each row gives MB per CPU-second of this process (steadier on a shared
 machine; Python peers with threads use more than one core). `--latency N` adds a table of
@@ -18,6 +19,8 @@ taking turns string by string; median and p99 in milliseconds. The measuring cod
 contenders, the timing) is `benchmarks.lab.tokenization`; `tfbert benchmark tokenize` runs it
 too and records the result. `--shards` measures instead tfbert's tokenizers with each batch cut
 into that many shards (`Tokenizer.shards`, run side by side on the cores), alternating in one process.
+`--eager` measures instead tfbert's tokenizers called eagerly, batch after batch, keeping their traced shard
+function beside tracing a fresh one on every call (CPU milliseconds per call).
 """
 
 from __future__ import annotations
@@ -43,7 +46,13 @@ def main() -> None:
     parser.add_argument("--latency", type=int, default=0, metavar="N", help="also time N single strings (batch 1)")
     parser.add_argument("--shards", type=int, nargs="+", metavar="K",
                         help="instead: tfbert's tokenizers with each batch cut into K shards, for each K")
+    parser.add_argument("--eager", action="store_true",
+                        help="instead: tfbert's tokenizers called eagerly, kept traced function vs a fresh trace a call")
     args = parser.parse_args()
+    if args.eager:
+        print(tokenization.measure_eager(tokenization.corpus()[:2048], args.batch_sizes, args.repeats,
+                                         args.only).markdown())
+        return
     if args.shards:
         print(tokenization.measure_shards(tokenization.corpus(), args.batch_sizes, args.repeats, args.shards,
                                           args.only).markdown())

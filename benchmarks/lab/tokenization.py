@@ -215,6 +215,34 @@ def measure_shards(lines: list[str], batch_sizes: list[int], repeats: int, shard
     return table
 
 
+def measure_eager(lines: list[str], batch_sizes: list[int], repeats: int, only: str = "") -> Table:
+    """tfbert's tokenizers called eagerly, batch after batch (an evaluation loop), as they are (one traced shard
+    function kept per method) beside a fresh trace on every call (`fresh`: how every eager call ran before the
+    tokenizer kept its function), passes alternating in one process."""
+    megabytes = sum(len(line.encode()) for line in lines) / 1e6
+    table = Table("Tokenization, eager calls", ["tokenizer", "batch", "calls", "kept ms per call", "fresh ms per call",
+                                                "fresh / kept (CPU)"], [],
+                  setup=[corpus_setup(lines, megabytes)], align="lrrrrr")
+    for family in (WORDPIECE, SENTENCEPIECE, BYTE_BPE):
+        if only not in family:
+            continue
+        tokenizer = tfbert_tokenizer(family)
+
+        def fresh(batch):
+            tokenizer._eager_shard_functions.clear()
+            return tokenizer.tokenize(batch)
+
+        for batch_size in batch_sizes:
+            batches = tf_batches(lines, batch_size)
+            run_batches(tokenizer.tokenize, batches)
+            _, cpu = best_passes({"kept": functools.partial(run_batches, tokenizer.tokenize, batches),
+                                  "fresh": functools.partial(run_batches, fresh, batches)}, repeats)
+            per_call = {name: 1000 * seconds / len(batches) for name, seconds in cpu.items()}
+            table.rows.append([family, str(batch_size), str(len(batches)), f"{per_call['kept']:.1f}",
+                               f"{per_call['fresh']:.1f}", f"{cpu['fresh'] / cpu['kept']:.1f}x"])
+    return table
+
+
 def corpus_setup(lines: list[str], megabytes: float) -> str:
     """The setup line of a throughput table: the text, the cores, TensorFlow's version."""
     import tensorflow as tf

@@ -14,6 +14,9 @@ from tfbert.data.pretraining import (
 )
 from tfbert.data.readers import split_sentences, text_line_documents, tfds_documents, tfrecord_documents
 from tfbert.data.word_boundaries import word_start_flags
+from tfbert.graph_code import declare_graph_code
+
+declare_graph_code()   # before any pipeline is traced: see tfbert/graph_code.py
 
 __all__ = [
     "MaskedLMMasker",

@@ -14,8 +14,10 @@ from sentencepiece import sentencepiece_model_pb2
 import tfbert.corpus
 from convert.tf1_releases import albert_tensors, padded_batch, write_checkpoint, write_json, write_vocab
 from tfbert import architectures
+from tfbert.architectures import ArchitectureSpec
 from tfbert.cli import main
 from tfbert.config import load_config
+from tfbert.models import Encoder
 from tfbert.tasks.pretrained import encoder_for_tokenizer
 from tfbert.text import WordPieceTokenizer, load_tokenizer
 from tfbert.text.vocab_training import train_sentencepiece
@@ -151,13 +153,46 @@ def test_hugging_face_albert_for_pretraining_keeps_mlm_and_sop_heads(tmp_path, a
     np.testing.assert_allclose(ours["sop_logits"], theirs.sop_logits.numpy(), atol=TOLERANCE, rtol=0)
 
 
-def test_hugging_face_bert_encoder_alone_gets_new_heads(tmp_path):
+def pretraining_models_built(monkeypatch) -> list:
+    """The objective sets of the pretraining models built from now on."""
+    built, build = [], ArchitectureSpec.build_pretraining_model
+    monkeypatch.setattr(ArchitectureSpec, "build_pretraining_model",
+                        lambda spec, config, objectives=None, **kw: built.append(objectives) or build(spec, config,
+                                                                                                     objectives, **kw))
+    return built
+
+
+def test_hugging_face_bert_encoder_alone_gets_new_heads_from_one_model_built(tmp_path, monkeypatch):
     torch.manual_seed(1)
-    transformers.BertModel(transformers.BertConfig(vocab_size=300, **BERT)).save_pretrained(tmp_path / "hf")
+    reference = transformers.BertModel(transformers.BertConfig(vocab_size=300, **BERT)).eval()
+    reference.save_pretrained(tmp_path / "hf")
     write_vocab(tmp_path / "hf" / "vocab.txt", 300)
+    built = pretraining_models_built(monkeypatch)
     source = read_source(tmp_path / "hf")
+    assert isinstance(source.model, Encoder)
+    assert len(built) == 1   # the checkpoint holds nothing beside the encoder: no smaller set of heads is tried
+    inputs, _ = padded_batch(300)
+    with torch.no_grad():
+        theirs = reference(input_ids=torch.tensor(inputs["token_ids"], dtype=torch.long),
+                           token_type_ids=torch.tensor(inputs["segment_ids"], dtype=torch.long),
+                           attention_mask=torch.tensor(inputs["padding_mask"], dtype=torch.long))
+    np.testing.assert_allclose(source.model(inputs)["sequence_output"], theirs.last_hidden_state.numpy(),
+                               atol=TOLERANCE, rtol=0)
     model = source.spec.build_pretraining_model(source.config, ("mlm", "nsp"))
     assert initialize_from(model, source).created == ["mlm_head", "nsp_head"]
+
+
+def test_hugging_face_bert_for_masked_lm_keeps_its_mlm_head(tmp_path, monkeypatch):
+    torch.manual_seed(3)
+    transformers.BertForMaskedLM(transformers.BertConfig(vocab_size=300, **BERT)).save_pretrained(tmp_path / "hf")
+    write_vocab(tmp_path / "hf" / "vocab.txt", 300)
+    built = pretraining_models_built(monkeypatch)
+    source = read_source(tmp_path / "hf")
+    assert not isinstance(source.model, Encoder)
+    assert [set(objectives) for objectives in built] == [{"mlm", "nsp"}, {"mlm"}]
+    model = source.spec.build_pretraining_model(source.config, ("mlm", "nsp"))
+    result = initialize_from(model, source)
+    assert (result.kept, result.created) == (["encoder", "mlm_head"], ["nsp_head"])
 
 
 def test_tf1_albert_release_keeps_its_heads(tmp_path, assets):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import keras
 import numpy as np
@@ -245,10 +245,14 @@ def load_huggingface(folder: str | Path, heads: bool = False, dtype: str | None 
     spec = architectures.get(config.architecture)
     model = (_model_with_heads(spec, config, hf_config, dtype) if heads
              else Encoder(config.encoder, dtype=dtype, name="encoder", architecture=config.architecture))
-    unused = load_state_dict(model, read_state_dict(folder), config.architecture, folder)
-    if unused:
-        warnings.warn(f"{folder}: {len(unused)} checkpoint tensor(s) not used: {', '.join(unused[:10])}", stacklevel=2)
+    warn_unused(folder, load_state_dict(model, read_state_dict(folder), config.architecture, folder))
     return model
+
+
+def warn_unused(folder: Path, unused: Sequence[str]) -> None:
+    """Warns that the checkpoint in `folder` holds tensors that were not loaded (the first ten named)."""
+    if unused:
+        warnings.warn(f"{folder}: {len(unused)} checkpoint tensor(s) not used: {', '.join(unused[:10])}", stacklevel=3)
 
 
 def load_electra(

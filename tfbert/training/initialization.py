@@ -162,21 +162,30 @@ def _tokenizer_beside(path: Path) -> Tokenizer | None:
 
 def _huggingface_source(folder: Path) -> InitSource:
     """A Hugging Face folder: the family's pretraining model when the checkpoint holds its heads, else the encoder."""
-    from tfbert.convert.huggingface import load_huggingface, load_state_dict, read_folder_config, read_state_dict
+    from tfbert.convert.huggingface import (load_huggingface, load_state_dict, read_folder_config, read_state_dict,
+                                            warn_unused)
 
     config = read_folder_config(folder)
     spec = architectures.get(config.architecture)
 
     def build() -> keras.Model:
         state = read_state_dict(folder)
+        encoder, unused = None, []
         for objectives in _objective_sets_largest_first(spec):
             model = spec.build_pretraining_model(config, objectives)
             try:
                 load_state_dict(model, state, config.architecture, folder)
                 return model
             except ValueError:
-                continue
-        return load_huggingface(folder)
+                pass
+            if encoder is None:   # the first model's encoder: other heads are worth trying only if tensors are left
+                encoder, unused = model.encoder, load_state_dict(model.encoder, state, config.architecture, folder)
+                if not unused:
+                    return encoder
+        if encoder is None:
+            return load_huggingface(folder)
+        warn_unused(folder, unused)
+        return encoder
     return InitSource(folder, "huggingface", config, _tokenizer_beside(folder), build)
 
 

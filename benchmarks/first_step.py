@@ -10,8 +10,10 @@ step ... s; ... steps/s ...`, from process start: imports, data, model, compilat
 - distill: MiniLM into itself on English-English pairs (distillation needs equal widths).
 
 Batch 8, length 64, a few steps. Folders go to a temporary directory, deleted at the end.
+`--autograph` runs every command twice in a row, with AutoGraph rewriting tfbert's functions
+(`TFBERT_AUTOGRAPH=convert`, as before `tfbert/graph_code.py`) and without (the default), and adds the ratio.
 
-    python benchmarks/first_step.py [--sizes tiny base] [--steps 20]
+    python benchmarks/first_step.py [--sizes tiny base] [--steps 20] [--autograph]
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ CLOCK = re.compile(r"time to first step ([\d.]+) s(?:; ([\d.]+) steps/s)?")
 COMMON = ["--batch-size", "8", "--seed", "0"]
 
 
-def run(arguments: list[str]) -> tuple[float, float]:
+def run(arguments: list[str], environment: dict[str, str] | None = None) -> tuple[float, float]:
     """(time to the first step, steps/s after it) printed by `tfbert ARGUMENTS`."""
     done = subprocess.run([sys.executable, "-m", "tfbert.cli", *arguments], capture_output=True, text=True,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", **(environment or {})})
     found = CLOCK.search(done.stdout)
     if done.returncode or not found:
         raise RuntimeError(f"tfbert {' '.join(arguments)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
@@ -70,6 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", default=["tiny", "base"])
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--autograph", action="store_true", help="also run each command with TFBERT_AUTOGRAPH=convert")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="first_step-"))
     minilm, corpus = str(asset("minilm")), str(asset("text/lee_background.cor"))
@@ -96,16 +99,36 @@ def main() -> None:
     rows = []
     try:
         for name, arguments in jobs:
+            if args.autograph:
+                shutil.rmtree(folder / "convert", ignore_errors=True)
+                converted, _ = run(_elsewhere(arguments, folder), {"TFBERT_AUTOGRAPH": "convert"})
             seconds, rate = run(arguments)
-            rows.append((name, seconds, rate))
+            rows.append((name, seconds, rate, converted if args.autograph else None))
             print(f"{name}: {seconds:.1f} s, {rate:.2f} steps/s", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    print("| command | time to first step (s) | steps/s after it |")
-    print("|---|---|---|")
-    for name, seconds, rate in rows:
-        print(f"| {name} | {seconds:.1f} | {rate:.2f} |")
+    print_table(rows)
 
+
+def _elsewhere(arguments: list[str], folder: Path) -> list[str]:
+    """`arguments` with the `--model-dir` under `folder/convert`: the same command, a run of its own."""
+    at = arguments.index("--model-dir") + 1
+    return [*arguments[:at], str(folder / "convert" / Path(arguments[at]).name), *arguments[at + 1:]]
+
+
+def print_table(rows: list[tuple[str, float, float, float | None]]) -> None:
+    with_autograph = rows and rows[0][3] is not None
+    if with_autograph:
+        print("| command | time to first step, AutoGraph on tfbert (s) | without (s) | ratio | steps/s after it |")
+        print("|---|---|---|---|---|")
+    else:
+        print("| command | time to first step (s) | steps/s after it |")
+        print("|---|---|---|")
+    for name, seconds, rate, converted in rows:
+        if with_autograph:
+            print(f"| {name} | {converted:.1f} | {seconds:.1f} | {converted / seconds:.2f}x | {rate:.2f} |")
+        else:
+            print(f"| {name} | {seconds:.1f} | {rate:.2f} |")
 
 if __name__ == "__main__":
     main()

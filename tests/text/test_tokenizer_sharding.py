@@ -102,13 +102,33 @@ def test_eager_calls_trace_the_shards_once_and_equal_a_traced_call(kind, assets,
     traced = _outputs(tokenizer, 2, [first, second])
     assert eager == [traced[0][0], traced[1][0], traced[0][0]]
     assert offsets == [outputs[1:] for outputs in traced]
-    functions = tokenizer._eager_shard_functions
+    functions = tokenizer._shard_functions
     assert len(functions) == 2 and all(function.experimental_get_tracing_count() == 1 for function in functions.values())
+
+
+def test_every_trace_calls_the_one_traced_shard_function(assets, wiki_lines):
+    """Two signatures of an export (or two tf.data maps) share the tokenizer's ops instead of a copy each."""
+    tokenizer = WordPieceTokenizer(assets("minilm/vocab.txt"))
+    tokenizer.shards = 2
+    strings = tf.TensorSpec([None], tf.string)
+    ids = tf.function(lambda texts: tokenizer.tokenize(texts), input_signature=[strings]).get_concrete_function()
+    lengths = tf.function(lambda texts: tokenizer.tokenize(texts).row_lengths(),
+                          input_signature=[strings]).get_concrete_function()
+    (shard_function,) = tokenizer._shard_functions.values()
+    assert shard_function.experimental_get_tracing_count() == 1
+    concrete = shard_function.get_concrete_function()
+    assert concrete.function_def.attr["_noinline"].b   # optimized once, not once per call site
+    name = concrete.name.decode()
+    for signature in (ids, lengths):
+        assert name in {function.signature.name for function in signature.graph.as_graph_def().library.function}
+    batch = tf.constant(wiki_lines[:2 * MIN_ROWS_PER_SHARD])
+    assert ids(batch).to_list() == tokenizer.tokenize(batch).to_list()
+    assert lengths(batch).numpy().tolist() == [len(row) for row in ids(batch).to_list()]
 
 
 def test_a_tokenizer_checkpoint_holds_no_vocabulary_list_or_eager_functions(assets):
     tokenizer = WordPieceTokenizer(assets("minilm/vocab.txt"))
     tokenizer.tokenize(tf.constant(["x"] * 2 * MIN_ROWS_PER_SHARD))
     children = tokenizer._trackable_children(save_type="savedmodel")
-    assert not {"_tokens", "_token_index", "_eager_shard_functions"} & set(children)
+    assert not {"_tokens", "_token_index", "_shard_functions"} & set(children)
     assert tokenizer.vocabulary()[:3] == ["[PAD]", "[unused0]", "[unused1]"]

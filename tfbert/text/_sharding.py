@@ -35,8 +35,15 @@ def default_shards() -> int:
 
 
 def shard_function(tokenize: Callable) -> Callable:
-    """`tokenize` traced once for every shard (a 1-D batch of strings of any size)."""
-    return tf.function(tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
+    """`tokenize` traced once for every shard (a 1-D batch of strings of any size).
+
+    Not inlined where it is called: a graph that calls it three times (a batch too small to shard, or two
+    shards) would otherwise hold three copies of the tokenizer for TensorFlow's graph optimizer to go
+    through on the first call. Kept as a function, it is optimized once: an export's first request took
+    5.3 CPU-s with a SentencePiece unigram tokenizer, 1.4 s now (WordPiece 1.5 s, 0.7 s now).
+    """
+    return tf.function(tokenize, input_signature=[tf.TensorSpec([None], tf.string)],
+                       experimental_attributes={"_noinline": True})
 
 
 def in_shards(tokenize: Callable, strings: tf.Tensor, shards: int, traced: Callable | None = None):

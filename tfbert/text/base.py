@@ -71,15 +71,15 @@ class Tokenizer(tf.Module):
     # tf.Module walks every attribute, element by element, for variables and submodules, and
     # `tf.saved_model.save` asks each module several times; the Python vocabulary (tens of thousands
     # of strings) holds neither, so the walk skips it (a quarter of an export's time otherwise), and
-    # the eager calls' traced shard functions with it.
+    # the traced shard functions with it.
     _TF_MODULE_IGNORED_PROPERTIES = tf.Module._TF_MODULE_IGNORED_PROPERTIES | {
-        "_tokens", "_token_index", "_eager_shard_functions"}
+        "_tokens", "_token_index", "_shard_functions"}
 
     def __init__(self, tokens: Sequence[str], special_tokens: Mapping[str, str | None], name: str | None = None):
         super().__init__(name=name)
         self.shards = default_shards()
         tokens = list(tokens)
-        self._set_untracked(_tokens=tokens, _eager_shard_functions={},
+        self._set_untracked(_tokens=tokens, _shard_functions={},
                             _token_index={token: index for index, token in reversed(list(enumerate(tokens)))})
         self._special_tokens = {}
         for role in SPECIAL_ROLES:
@@ -104,14 +104,18 @@ class Tokenizer(tf.Module):
             setattr(self, name, value)
 
     def _in_shards(self, key: str, tokenize, strings: tf.Tensor):
-        """`in_shards(tokenize, strings, self.shards)`. Called eagerly, it reuses one traced function per `key`
-        (`tokenize` must then be the same computation on every call): tracing anew on each call cost about
-        0.3 CPU-s, most of an eager call's time."""
+        """`in_shards(tokenize, strings, self.shards)` through one traced function per `key` (`tokenize` must
+        then be the same computation on every call), eagerly and in every `tf.function` or `tf.data` trace.
+
+        Eager calls traced anew on each call cost about 0.3 CPU-s, most of an eager call's time; and each
+        signature of an export held its own copy of the tokenizer's ops, which a SavedModel then loads and
+        TensorFlow optimizes once per copy. A legacy `tf.Graph` (not a function) gets a trace of its own.
+        """
         traced = None
-        if tf.executing_eagerly():
-            traced = self._eager_shard_functions.get(key)
+        if tf.executing_eagerly() or tf.inside_function():
+            traced = self._shard_functions.get(key)
             if traced is None:
-                traced = self._eager_shard_functions[key] = shard_function(tokenize)
+                traced = self._shard_functions[key] = shard_function(tokenize)
         return in_shards(tokenize, strings, self.shards, traced)
 
     def vocabulary(self) -> list[str]:

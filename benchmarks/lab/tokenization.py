@@ -229,7 +229,7 @@ def measure_eager(lines: list[str], batch_sizes: list[int], repeats: int, only: 
         tokenizer = tfbert_tokenizer(family)
 
         def fresh(batch):
-            tokenizer._eager_shard_functions.clear()
+            tokenizer._shard_functions.clear()
             return tokenizer.tokenize(batch)
 
         for batch_size in batch_sizes:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))   # the checkout: benchmarks.lab
 
 MEASURE = """
 import json, sys, time
@@ -46,7 +46,7 @@ def export(folder: Path, noinline: bool) -> dict[str, Path]:
     import tensorflow as tf
 
     import tfbert.text._sharding as sharding
-    from assets import asset
+    from benchmarks.lab.assets import asset
     from tfbert.config import load_config
     from tfbert.export import export_hub_pair
     from tfbert.models.encoder import Encoder
@@ -69,7 +69,12 @@ def export(folder: Path, noinline: bool) -> dict[str, Path]:
 
 def measure(path: Path) -> dict[str, float]:
     done = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return _last_json(done.stdout)
+
+
+def _last_json(stdout: str) -> dict:
+    """The JSON object a child process printed last (TensorFlow may print before it)."""
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -89,7 +94,7 @@ def main() -> None:
             command = [sys.executable, __file__, "--export-to", str(Path(scratch) / str(noinline))]
             done = subprocess.run(command + ([] if noinline else ["--inline"]), capture_output=True, text=True,
                                   check=True)
-            exports[name] = {kind: Path(path) for kind, path in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+            exports[name] = {kind: Path(path) for kind, path in _last_json(done.stdout).items()}
         best: dict[tuple[str, str], dict[str, float]] = {}
         for _ in range(args.rounds):
             for kind in KINDS:

@@ -130,5 +130,6 @@ def print_table(rows: list[tuple[str, float, float, float | None]]) -> None:
         else:
             print(f"| {name} | {seconds:.1f} | {rate:.2f} |")
 
+
 if __name__ == "__main__":
     main()

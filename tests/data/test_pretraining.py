@@ -173,3 +173,31 @@ def test_shuffle_buffer_mixes_examples_and_repeats_with_the_seed(wordpiece, lee_
     in_order, shuffled = lengths(0), lengths(200)
     assert sorted(in_order) == sorted(shuffled) and in_order != shuffled
     assert lengths(200) == shuffled and lengths(200, seed=1) != shuffled
+
+
+def test_repeated_nsp_draws_other_documents_from_one_pass(wordpiece, tmp_path):
+    """`repeat=True` on a two-document corpus: endless NSP examples, with the random-document buffer filled
+    from one pass of the documents, not with 10,000 tokenized copies of them as over a repeated stream."""
+    path = tmp_path / "two_documents.txt"
+    path.write_text("The cat sat on the mat.\nIt was warm there.\n\nDogs bark at night.\nThe moon rose late.\n",
+                    encoding="utf-8")
+    tokenized_documents = []
+
+    def counting_tokenizer(sentences):
+        def note(texts):
+            tokenized_documents.append(len(texts))
+            return texts
+
+        passed = tf.py_function(note, [sentences], tf.string)
+        passed.set_shape(sentences.shape)
+        return wordpiece(passed)
+
+    packer = SegmentPacker(32, wordpiece.cls_id, wordpiece.sep_id, wordpiece.pad_id, style="bert")
+    masker = MaskedLMMasker.for_tokenizer(wordpiece, max_predictions=4)
+    ds = pretraining_dataset(text_line_documents(str(path)), counting_tokenizer, objective="nsp", packer=packer,
+                             masker=masker, batch_size=4, seed=0, other_document_buffer=10_000, repeat=True)
+    batches = list(ds.take(8).as_numpy_iterator())
+    assert len(batches) == 8, "more examples than one pass holds"
+    assert len(tokenized_documents) < 1_000, f"{len(tokenized_documents)} documents tokenized for 8 batches"
+    labels = np.concatenate([batch["next_sentence_labels"] for batch in batches])
+    assert set(labels) == {0, 1}

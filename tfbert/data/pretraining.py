@@ -213,20 +213,28 @@ def pair_examples(
     short_seq_prob: float = 0.1,
     other_document_buffer: int = 1000,
     seed: int | None = None,
+    repeat: bool = False,
 ) -> tf.data.Dataset:
     """A stream of tokenized documents -> a stream of `{"first", "second", "label"}` pairs.
 
     For NSP the random segments come from a second pass over
     `tokenized_documents`, shuffled with `other_document_buffer` and repeated;
     of two candidates the first that is not the current document is used.
+    `repeat=True` pairs the documents pass after pass, without end.
+
+    `repeat` is not the same as repeating `tokenized_documents` beforehand: the second pass is then
+    shuffled within one pass of the documents, so its buffer fills with at most all of them. Over an
+    endless stream it would fill with `other_document_buffer` documents, that is, a corpus of two
+    documents tokenized 500 times over before the first pair.
     """
     indexed = tokenized_documents.enumerate()
+    current = indexed.repeat() if repeat else indexed
     seeds = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True).batch(2)
     if objective == "nsp":
         others = indexed.shuffle(other_document_buffer, seed=seed, reshuffle_each_iteration=True).repeat().batch(2)
     else:
-        others = indexed.map(lambda index, document: (index[tf.newaxis], tf.expand_dims(document, 0)))
-    combined = tf.data.Dataset.zip((indexed, others, seeds))
+        others = current.map(lambda index, document: (index[tf.newaxis], tf.expand_dims(document, 0)))
+    combined = tf.data.Dataset.zip((current, others, seeds))
 
     def build(current, candidates, element_seed):
         index, document = current
@@ -356,6 +364,7 @@ def pretraining_dataset(
     other_document_buffer: int = 1000,
     shuffle_buffer: int = 0,
     single_segment_prob: float = 0.1,
+    repeat: bool = False,
 ) -> tf.data.Dataset:
     """Documents -> packed, masked, batched pretraining examples (`drop_remainder=True`).
 
@@ -368,7 +377,9 @@ def pretraining_dataset(
     Elements are dicts of `[batch_size, ...]` tensors: the packer's
     `token_ids`, `segment_ids`, `padding_mask`, the masker's outputs and, for
     "nsp" / "sop", `next_sentence_labels` / `sentence_order_labels`.
-    `single_segment_prob` is used by "electra_segments" only.
+    `single_segment_prob` is used by "electra_segments" only. `repeat=True` makes examples of
+    `documents` pass after pass, without end, as training for a number of steps needs (better than
+    repeating `documents` beforehand for NSP: see `pair_examples`).
 
     >>> from tfbert.data.readers import text_line_documents
     >>> from tfbert.text import WordPieceTokenizer
@@ -385,12 +396,13 @@ def pretraining_dataset(
     num_segments = 2 if objective in TWO_SEGMENT_OBJECTIVES else 1
     max_num_tokens = packer.sequence_length - num_special_tokens(packer.style, num_segments)
     tokenized = tokenize_documents(documents, tokenizer, max_num_tokens)
+    repeated = tokenized.repeat() if repeat else tokenized
     pairing_seed = None if seed is None else seed + 1
 
     if objective in LABEL_KEYS:
         examples = pair_examples(
-            tokenized, objective=objective, max_num_tokens=max_num_tokens,
-            short_seq_prob=short_seq_prob, other_document_buffer=other_document_buffer, seed=pairing_seed)
+            tokenized, objective=objective, max_num_tokens=max_num_tokens, short_seq_prob=short_seq_prob,
+            other_document_buffer=other_document_buffer, seed=pairing_seed, repeat=repeat)
         label_key = LABEL_KEYS[objective]
 
         def pack(batch):
@@ -399,14 +411,14 @@ def pretraining_dataset(
             return packed
     elif objective in ("full_sentences", "doc_sentences"):
         examples = contiguous_examples(
-            tokenized, max_num_tokens=max_num_tokens,
+            repeated, max_num_tokens=max_num_tokens,
             cross_documents=objective == "full_sentences", separator_id=packer.sep_id)
 
         def pack(batch):
             return packer([batch])
     elif objective == "electra_segments":
         examples = consecutive_segment_examples(
-            tokenized, max_num_tokens=max_num_tokens, single_segment_prob=single_segment_prob,
+            repeated, max_num_tokens=max_num_tokens, single_segment_prob=single_segment_prob,
             short_seq_prob=short_seq_prob, seed=pairing_seed)
 
         def pack(batch):

@@ -128,6 +128,7 @@ def pretraining_examples(
     shuffle_buffer: int = 1000,
     objectives: Sequence[str] | None = None,
     line_by_line: bool = False,
+    repeat: bool = False,
 ) -> tf.data.Dataset:
     """`(inputs, labels)` batches for `config`'s architecture, masked anew on every pass.
 
@@ -135,7 +136,10 @@ def pretraining_examples(
     order; see `pretraining_dataset`). `objectives` (default: the architecture's) decide
     whether the sentence-pair label comes along (ALBERT with `("mlm",)` has none).
     `line_by_line=True` reads `documents` as text lines (`lines_from`) and makes one example per
-    line (`line_by_line_dataset`), for MLM-only runs.
+    line (`line_by_line_dataset`), for MLM-only runs. `repeat=True` passes over `documents` again and
+    again, without end (each pass in `documents`' own order: reshuffled, if it shuffles), as training
+    for a number of steps needs; give it the documents of one pass rather than repeating them (see
+    `tfbert.data.pair_examples`).
 
     Example:
         >>> from tfbert.text import load_tokenizer
@@ -154,9 +158,10 @@ def pretraining_examples(
     batching = dict(packer=preprocessor.packer, masker=preprocessor.masker, batch_size=batch_size, seed=seed,
                     shuffle_buffer=shuffle_buffer)
     if line_by_line:
-        examples = line_by_line_dataset(documents, tokenizer.tokenize, **batching)
+        examples = line_by_line_dataset(documents.repeat() if repeat else documents, tokenizer.tokenize, **batching)
     else:
-        examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, **batching)
+        examples = pretraining_dataset(documents, tokenizer.tokenize, objective=recipe.objective, repeat=repeat,
+                                       **batching)
     return examples.map(lambda batch: split_inputs_and_labels(batch, config, objectives)).prefetch(tf.data.AUTOTUNE)
 
 
@@ -572,12 +577,12 @@ def document_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings:
     def dataset_fn(batch_size: int, input_context: tf.distribute.InputContext) -> tf.data.Dataset:
         local = settings.data_service is None
         shard = shard_for_input_pipeline(source, input_context) if local else source
-        documents = shuffled(shard, settings.shuffle_buffer, settings.seed).repeat()
+        documents = shuffled(shard, settings.shuffle_buffer, settings.seed)
         examples = pretraining_examples(config, tokenizer, documents, batch_size=batch_size,
                                         sequence_length=settings.sequence_length,
                                         max_predictions=settings.max_predictions, seed=settings.seed,
                                         shuffle_buffer=settings.shuffle_buffer, objectives=objectives,
-                                        line_by_line=settings.line_by_line)
+                                        line_by_line=settings.line_by_line, repeat=True)
         return examples if local else on_data_service(examples, settings.data_service)
     return objectives, dataset_fn
 

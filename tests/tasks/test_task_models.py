@@ -123,3 +123,24 @@ def test_fitting_a_task_that_skips_the_pooler_does_not_warn_about_its_gradients(
         labels = {"labels": np.zeros((4, 12), "int32"), "label_weights": x["padding_mask"]}
         model.fit(x, labels, epochs=1, verbose=0)
     assert not [str(w.message) for w in caught if "Gradients do not exist" in str(w.message)]
+
+
+def test_keras_file_weights_load_as_keras_loads_them_and_leave_nothing_behind(tmp_path):
+    from tfbert.tasks.finetune import load_keras_file_weights
+
+    model = SequenceClassifier(CONFIG, num_classes=2)
+    model.compile(optimizer="adam")
+    inputs, labels = batch(), np.array([0, 1, 1, 0])
+    model.fit(inputs, labels, epochs=1, verbose=0)
+    model.save(tmp_path / "best.keras")
+    saved = [np.array(weight) for weight in model.weights]
+    model.fit(inputs, labels, epochs=1, verbose=0)
+    keras_loaded = keras.models.clone_model(model)
+    keras_loaded.set_weights(model.get_weights())
+    keras_loaded.load_weights(tmp_path / "best.keras")
+
+    load_keras_file_weights(model, tmp_path / "best.keras")
+    for variable, expected, keras_variable in zip(model.weights, saved, keras_loaded.weights):
+        np.testing.assert_array_equal(np.array(variable), expected, err_msg=variable.path)
+        np.testing.assert_array_equal(np.array(variable), np.array(keras_variable), err_msg=variable.path)
+    assert [path.name for path in tmp_path.iterdir()] == ["best.keras"]

@@ -35,6 +35,19 @@ def assets():
 SPREAD_FILES = {"docs/test_guides.py", "conformance/test_families.py"}
 
 
+def pytest_configure(config):
+    """The workers import TensorFlow once and set its objects aside from the garbage collector, as the `tfbert`
+    program does (`tfbert.commands.gc_settings`): full collections otherwise walk them again and again. The
+    controller of `-n 2` runs no test and skips it."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return
+    import tensorflow  # noqa: F401
+
+    from tfbert.commands.gc_settings import set_aside_imported_objects
+
+    set_aside_imported_objects()
+
+
 def pytest_collection_modifyitems(items):
     """Test files with the most `slow` tests first, each file's tests kept together and in order.
 

@@ -46,3 +46,18 @@ def test_info_command_stderr_is_empty_whatever_tf_cpp_min_log_level_says(level):
                             env=environment, check=False)
     assert result.returncode == 0 and "strategy auto:" in result.stdout
     assert result.stderr == "", result.stderr
+
+
+def test_the_program_sets_tensorflows_objects_aside_from_the_garbage_collector_once():
+    script = ("import gc\n"
+              "from tfbert.commands.tensorflow_logs import import_tensorflow_quietly\n"
+              "import_tensorflow_quietly()\n"
+              "frozen = gc.get_freeze_count()\n"
+              "kept = [[object()] for _ in range(1000)]\n"
+              "import_tensorflow_quietly()\n"
+              "print(frozen, gc.get_freeze_count(), gc.get_threshold()[0])\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    frozen, frozen_after_a_second_call, young_threshold = map(int, result.stdout.split())
+    assert frozen > 100_000, "TensorFlow's objects are frozen"
+    assert frozen_after_a_second_call == frozen, "what is made after the import is never frozen"
+    assert young_threshold == 50_000

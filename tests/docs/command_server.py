@@ -91,7 +91,9 @@ def serve(listener: socket.socket) -> None:
     import tensorflow_text  # noqa: F401
 
     import tfbert.cli  # noqa: F401
+    from tfbert.commands.gc_settings import set_aside_imported_objects
 
+    set_aside_imported_objects()   # as the installed command does after its import; the children inherit it
     while True:
         _serve_one(listener.accept()[0])
 

@@ -17,6 +17,7 @@ import os
 import re
 import sys
 
+from tfbert.commands.gc_settings import set_aside_imported_objects
 from tfbert.native_stderr import filtered_native_stderr
 
 STARTUP_NOISE = re.compile(
@@ -33,7 +34,8 @@ def import_tensorflow_quietly() -> None:
     """Imports TensorFlow, holding back its start-up info and warning lines whatever TF_CPP_MIN_LOG_LEVEL says.
 
     Sets `TF_CPP_MIN_LOG_LEVEL=3` unless the user set it (errors that matter reach Python as exceptions);
-    a user's level still decides what TensorFlow logs after the import.
+    a user's level still decides what TensorFlow logs after the import. The objects the import made are
+    then set aside from the garbage collector (`tfbert.commands.gc_settings`).
     """
     if "tensorflow" in sys.modules:
         return
@@ -42,3 +44,4 @@ def import_tensorflow_quietly() -> None:
         import tensorflow
 
         tensorflow.config.list_physical_devices()   # the devices' start-up lines (cuInit) come here
+    set_aside_imported_objects()

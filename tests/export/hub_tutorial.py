@@ -244,4 +244,7 @@ def main(request_path: str, results_path: str) -> None:
 
 
 if __name__ == "__main__":
+    from tfbert.commands.gc_settings import set_aside_imported_objects
+
+    set_aside_imported_objects()   # TensorFlow's and tf_keras' objects, as the tfbert program does
     main(*sys.argv[1:])

@@ -164,3 +164,21 @@ def test_tfbert_wordpiece_offsets_through_the_adapter_reproduce_the_original_tex
     pieces = tokenizer.encode_with_offsets([text])[0]
     assert "".join(text[s:e] for s, e in zip(pieces.starts, pieces.ends)) == text.replace(" ", "")
     assert pieces.ids == minilm_tokenizer(assets).encode_with_offsets([text])[0].ids
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "sentencepiece", "byte_bpe"])
+def test_features_take_the_ids_without_offsets_and_they_equal_the_ids_with_offsets(assets, kind):
+    from tfbert.tasks.tokenization import as_piece_tokenizer, piece_ids
+    from tfbert.text import BytePairTokenizer, SentencePieceTokenizer, WordPieceTokenizer
+
+    tokenizer = {"wordpiece": lambda: WordPieceTokenizer(str(assets("minilm/vocab.txt"))),
+                 "sentencepiece": lambda: SentencePieceTokenizer(str(assets("spm/botchan_en_unigram_1000.model")),
+                                                                 special_tokens={"pad": "<unk>"}),
+                 "byte_bpe": lambda: BytePairTokenizer.from_tiktoken(assets("bpe/gpt2.tiktoken"), special_tokens={
+                     "<|endoftext|>": 50256, "<s>": 50257, "</s>": 50258, "<pad>": 50259})}[kind]()
+    lines = assets("text/lee_background.cor").read_text(encoding="utf-8").splitlines()[:100]
+    korean = assets("text/ko/constitution.txt").read_text(encoding="utf-8").splitlines()[:20]
+    texts = [*lines, *korean, "", "Der Zürcher Künstler „Heureka“ 東京 naïve", "  spaced\tout\n", "ﬁ Ⅻ ½ ǅ"]
+    pieces = as_piece_tokenizer(tokenizer)
+    assert piece_ids(pieces, texts) == [row.ids for row in pieces.encode_with_offsets(texts)]
+    assert encode_texts(tokenizer, texts, max_length=32)["token_ids"].shape == (len(texts), 32)

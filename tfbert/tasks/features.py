@@ -27,7 +27,7 @@ import tensorflow as tf
 from tfbert.data.packing import PackingStyle, SegmentPacker, packing_style_of
 from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
 from tfbert.data.text_lists import text_list
-from tfbert.tasks.tokenization import PieceTokenizer, as_piece_tokenizer
+from tfbert.tasks.tokenization import PieceTokenizer, as_piece_tokenizer, piece_ids
 
 TokenizerLike = PieceTokenizer | Preprocessor | Any
 
@@ -97,9 +97,9 @@ def encode_texts(
     if pair_texts is not None and len(pair_texts) != len(texts):
         raise ValueError(f"{len(texts)} texts but {len(pair_texts)} pair texts")
     pieces, packer = tokenizer_and_packer(tokenizer, max_length, packing_style=packing_style)
-    segments = [[row.ids for row in pieces.encode_with_offsets(list(texts))]]
+    segments = [piece_ids(pieces, texts)]
     if pair_texts is not None:
-        segments.append([row.ids for row in pieces.encode_with_offsets(list(pair_texts))])
+        segments.append(piece_ids(pieces, pair_texts))
     return pack_rows(packer, *segments)
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -25,6 +24,8 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))   # the checkout: benchmarks.lab
+
+from benchmarks.lab.children import child_json  # noqa: E402
 
 MEASURE = """
 import json, sys, time
@@ -68,13 +69,7 @@ def export(folder: Path, noinline: bool) -> dict[str, Path]:
 
 
 def measure(path: Path) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True, text=True, check=True)
-    return _last_json(done.stdout)
-
-
-def _last_json(stdout: str) -> dict:
-    """The JSON object a child process printed last (TensorFlow may print before it)."""
-    return json.loads(stdout.strip().splitlines()[-1])
+    return child_json([sys.executable, "-c", MEASURE, str(path)])
 
 
 def main() -> None:
@@ -92,9 +87,8 @@ def main() -> None:
         exports = {}
         for name, noinline in SETTINGS.items():   # each export in a process of its own: the patch stays there
             command = [sys.executable, __file__, "--export-to", str(Path(scratch) / str(noinline))]
-            done = subprocess.run(command + ([] if noinline else ["--inline"]), capture_output=True, text=True,
-                                  check=True)
-            exports[name] = {kind: Path(path) for kind, path in _last_json(done.stdout).items()}
+            paths = child_json(command + ([] if noinline else ["--inline"]))
+            exports[name] = {kind: Path(path) for kind, path in paths.items()}
         best: dict[tuple[str, str], dict[str, float]] = {}
         for _ in range(args.rounds):
             for kind in KINDS:

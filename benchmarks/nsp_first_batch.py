@@ -17,7 +17,6 @@ import argparse
 import gzip
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -25,6 +24,8 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))   # the checkout: benchmarks.lab
+
+from benchmarks.lab.children import child_json  # noqa: E402
 
 WAYS = {"documents.repeat()": False, "repeat=True": True}
 
@@ -34,7 +35,8 @@ def corpora(folder: Path) -> dict[str, Path]:
     from benchmarks.lab.assets import asset
     import tfbert.corpus
 
-    lines = gzip.open(tfbert.corpus.path(), "rt", encoding="utf-8").read().splitlines(keepends=True)
+    with gzip.open(tfbert.corpus.path(), "rt", encoding="utf-8") as corpus:
+        lines = corpus.read().splitlines(keepends=True)
     found = {"Lee news, 0.36 MB": asset("text/lee_background.cor")}
     for count in (2_000, len(lines)):
         path = folder / f"web-{count}.txt"
@@ -44,11 +46,26 @@ def corpora(folder: Path) -> dict[str, Path]:
     return found
 
 
+class DocumentCounter:
+    """A tokenizer's `tokenize` that counts the documents it tokenizes (a `tf.py_function` notes each)."""
+
+    def __init__(self, tokenize):
+        self.tokenize, self.documents = tokenize, 0
+
+    def _note(self, sentences):
+        self.documents += 1
+        return sentences
+
+    def __call__(self, sentences):
+        import tensorflow as tf
+
+        noted = tf.py_function(self._note, [sentences], tf.string)
+        return self.tokenize(tf.ensure_shape(noted, sentences.shape))
+
+
 def measure(corpus: str, repeat_inside: bool) -> dict[str, float]:
     """In this process: CPU seconds to the first batch and the documents tokenized by then."""
     import time
-
-    import tensorflow as tf
 
     from benchmarks.lab.assets import asset
     from tfbert.config import load_config
@@ -57,30 +74,15 @@ def measure(corpus: str, repeat_inside: bool) -> dict[str, float]:
     from tfbert.training.pretraining import documents_from, pretraining_examples
 
     tokenizer = WordPieceTokenizer(asset("minilm/vocab.txt"))
-    tokenize, tokenized = tokenizer.tokenize, []
-
-    def counted(sentences):
-        def note(texts):
-            tokenized.append(len(texts))
-            return texts
-
-        passed = tf.py_function(note, [sentences], tf.string)
-        passed.set_shape(sentences.shape)
-        return tokenize(passed)
-
-    tokenizer.tokenize = counted
+    counting = DocumentCounter(tokenizer.tokenize)
+    tokenizer.tokenize = counting
     documents = shuffled(documents_from(corpus), 1000, 0)
     start = time.process_time()
     examples = pretraining_examples(load_config("bert_tiny"), tokenizer,
                                     documents if repeat_inside else documents.repeat(), batch_size=8,
                                     sequence_length=64, seed=0, shuffle_buffer=1000, repeat=repeat_inside)
     next(iter(examples))
-    return {"cpu": time.process_time() - start, "documents": len(tokenized)}
-
-
-def _last_json(stdout: str) -> dict:
-    """The JSON object a child process printed last (TensorFlow may print before it)."""
-    return json.loads(stdout.strip().splitlines()[-1])
+    return {"cpu": time.process_time() - start, "documents": counting.documents}
 
 
 def main() -> None:
@@ -98,9 +100,8 @@ def main() -> None:
             best = {}
             for _ in range(args.rounds):
                 for way, inside in WAYS.items():
-                    done = subprocess.run([sys.executable, __file__, "--measure", str(path),
-                                           "inside" if inside else "before"], capture_output=True, text=True, check=True)
-                    result = _last_json(done.stdout)
+                    result = child_json([sys.executable, __file__, "--measure", str(path),
+                                         "inside" if inside else "before"])
                     best[way] = result if way not in best or result["cpu"] < best[way]["cpu"] else best[way]
             before, inside = best["documents.repeat()"], best["repeat=True"]
             rows.append(f"| {name} | {before['cpu']:.2f} | {before['documents']:,} | {inside['cpu']:.2f} | "

@@ -228,13 +228,13 @@ def pair_examples(
     documents tokenized 500 times over before the first pair.
     """
     indexed = tokenized_documents.enumerate()
-    current = indexed.repeat() if repeat else indexed
+    passes = indexed.repeat() if repeat else indexed
     seeds = tf.data.Dataset.random(seed=seed, rerandomize_each_iteration=True).batch(2)
     if objective == "nsp":
         others = indexed.shuffle(other_document_buffer, seed=seed, reshuffle_each_iteration=True).repeat().batch(2)
     else:
-        others = current.map(lambda index, document: (index[tf.newaxis], tf.expand_dims(document, 0)))
-    combined = tf.data.Dataset.zip((current, others, seeds))
+        others = passes.map(lambda index, document: (index[tf.newaxis], tf.expand_dims(document, 0)))
+    combined = tf.data.Dataset.zip((passes, others, seeds))
 
     def build(current, candidates, element_seed):
         index, document = current

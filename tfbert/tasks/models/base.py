@@ -10,6 +10,7 @@ from keras import ops
 
 from tfbert.config import EncoderConfig
 from tfbert.models.encoder import Encoder
+from tfbert.models.fitting import OptimizerBuiltBeforeFit
 from tfbert.models.policies import policy_name as name_of_policy
 
 EncoderLike = Encoder | EncoderConfig | Mapping[str, Any]
@@ -51,7 +52,7 @@ def label_tensor(y, key: str = "labels"):
     return y[key] if isinstance(y, Mapping) else y
 
 
-class TaskModel(keras.Model):
+class TaskModel(OptimizerBuiltBeforeFit, keras.Model):
     """Base of the task models: a functional model around `self.encoder` plus task options.
 
     Subclasses build their graph, call `super().__init__(inputs=..., outputs=...)`

@@ -56,3 +56,16 @@ def pretraining_batch(model, predictions: int = 3) -> tuple[dict, dict]:
     if spec.examples.model_label and getattr(model, "pair_objective", None):
         labels[spec.examples.model_label] = np.arange(batch, dtype="int32") % 2
     return inputs, labels
+
+
+def counting_traces(model) -> list:
+    """A list that grows by one each time TensorFlow traces `model.train_step` (its Python body runs once a trace)."""
+    traces = []
+    train_step = model.train_step
+
+    def counted(data):
+        traces.append(1)
+        return train_step(data)
+
+    model.train_step = counted
+    return traces

@@ -8,7 +8,7 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-from conformance_families import LENGTH, encoder_inputs, pretraining_batch
+from conformance_families import LENGTH, counting_traces, encoder_inputs, pretraining_batch
 
 from tfbert.models.encoder import Encoder
 
@@ -38,13 +38,15 @@ def test_pretraining_model_builds_calls_and_round_trips_through_keras_file(confi
 
 
 def test_pretraining_model_trains_two_steps_with_xla(config):
-    """XLA, as `tfbert pretrain` compiles on one device (and a TPU needs)."""
+    """XLA, as `tfbert pretrain` compiles on one device (and a TPU needs); the train step is traced once, the
+    optimizer built before (`tfbert.models.fitting`)."""
     model = config.spec.build_pretraining_model(config, seed=0)
     inputs, labels = pretraining_batch(model)
     before = [np.array(weight) for weight in model.encoder.trainable_weights]
     model.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=True)
+    traces = counting_traces(model)
     history = model.fit(tf.data.Dataset.from_tensors((inputs, labels)).repeat(2), verbose=0)
-    assert int(model.optimizer.iterations.numpy()) == 2
+    assert int(model.optimizer.iterations.numpy()) == 2 and len(traces) == 1
     assert np.isfinite(history.history["loss"]).all()
     assert {f"{objective}_loss" for objective in config.spec.default_objectives} <= set(history.history)
     assert any(not np.array_equal(old, new) for old, new in zip(before, model.encoder.trainable_weights))

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
+from tfbert.models.fitting import OptimizerBuiltBeforeFit
+
 if TYPE_CHECKING:
     from tfbert.architectures import ArchitectureSpec
 
 
-class FamilyPretrainingModel:
+class FamilyPretrainingModel(OptimizerBuiltBeforeFit):
     """Mixin of every pretraining model class: what it builds (`objective_sets`, `lm_head`,
-    `generator_embeddings`) and `check_family`, which its constructor calls with the config's spec.
+    `generator_embeddings`) and `check_family`, which its constructor calls with the config's spec. Its
+    `fit` builds the optimizer before Keras traces the train step (`tfbert.models.fitting`).
 
     Example:
         >>> from tfbert import architectures

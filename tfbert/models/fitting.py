@@ -35,8 +35,8 @@ def build_optimizer(model: keras.Model) -> None:
 
 
 class OptimizerBuiltBeforeFit:
-    """Mixin for a `keras.Model` subclass: `fit` builds the optimizer first (`build_optimizer`), so the
-    first epoch traces the train step once.
+    """Mixin for a `keras.Model` subclass: `fit` and `train_on_batch` build the optimizer first
+    (`build_optimizer`), so Keras traces the train step once.
 
     Example:
         >>> class Regressor(OptimizerBuiltBeforeFit, keras.Sequential):
@@ -51,3 +51,7 @@ class OptimizerBuiltBeforeFit:
     def fit(self, *args, **kwargs):
         build_optimizer(self)
         return super().fit(*args, **kwargs)
+
+    def train_on_batch(self, *args, **kwargs):
+        build_optimizer(self)
+        return super().train_on_batch(*args, **kwargs)

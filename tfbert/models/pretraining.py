@@ -10,7 +10,6 @@ from keras import ops
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.encoder import Encoder
 from tfbert.models.family import FamilyPretrainingModel
-from tfbert.models.fitting import OptimizerBuiltBeforeFit
 from tfbert.models.heads import MaskedLMHead, SentencePairHead
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
 
@@ -20,7 +19,7 @@ PAIR_HEAD_DROPOUT = {"nsp": False, "sop": True}
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class PretrainingModel(OptimizerBuiltBeforeFit, FamilyPretrainingModel, WeightedObjectives, keras.Model):
+class PretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Model):
     """BERT (MLM + NSP), ALBERT (MLM + SOP) or RoBERTa (MLM) on one shared encoder.
 
     `objectives` defaults to the architecture's (`tfbert.architectures`); MLM alone

@@ -20,7 +20,6 @@ from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
 from tfbert.models.encoder import Encoder
 from tfbert.models.family import FamilyPretrainingModel
-from tfbert.models.fitting import OptimizerBuiltBeforeFit
 from tfbert.models.heads import MaskedLMHead
 from tfbert.models.initializers import truncated_normal
 from tfbert.models.objectives import RatioMetric, Terms, WeightedObjectives, global_sum, sparse_cross_entropy
@@ -133,7 +132,7 @@ class ReplacedTokenHead(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class ElectraPretrainingModel(OptimizerBuiltBeforeFit, FamilyPretrainingModel, WeightedObjectives, keras.Model):
+class ElectraPretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Model):
     """ELECTRA's generator and discriminator, trained together by `model.fit`.
 
     Inputs: the encoder's inputs (`token_ids` already masked, `segment_ids`,

@@ -23,7 +23,6 @@ from tfbert.models.activations import get_activation
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
 from tfbert.models.family import FamilyPretrainingModel
-from tfbert.models.fitting import OptimizerBuiltBeforeFit
 from tfbert.models.heads import MaskedLMHead, TiedDecoder
 from tfbert.models.initializers import truncated_normal
 from tfbert.models.objectives import Terms, WeightedObjectives, sparse_cross_entropy
@@ -95,7 +94,7 @@ class SpanBoundaryHead(TiedDecoder):
 
 
 @keras.saving.register_keras_serializable(package="tfbert")
-class SpanBertPretrainingModel(OptimizerBuiltBeforeFit, FamilyPretrainingModel, WeightedObjectives, keras.Model):
+class SpanBertPretrainingModel(FamilyPretrainingModel, WeightedObjectives, keras.Model):
     """SpanBERT pretraining: MLM + SBO on one encoder, trained by `model.fit`.
 
     Inputs: the encoder's inputs (one segment: `segment_ids` all 0),

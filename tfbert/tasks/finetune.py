@@ -26,7 +26,7 @@ from tfbert.distribute.precision import apply_precision, choose_precision
 from tfbert.distribute.strategy import resolve_strategy
 from tfbert.models.encoder import Encoder
 from tfbert.tasks.evaluation import Evaluator
-from tfbert.tasks.pretrained import load_pretrained_encoder
+from tfbert.tasks.pretrained import load_pretrained_encoder, pretrained_hidden_size
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
 from tfbert.training.progress import TrainingClock
@@ -149,8 +149,9 @@ def finetune(
             `learning_rate` and `warmup_steps` or `warmup_fraction` (default: the `"finetune"` recipe, AdamW 2e-5
             with 10% warm-up and linear decay), `jit_compile` (XLA for the training step, worth
             it on accelerators; None or `"auto"` is off: on CPUs compiling costs more than short
-            runs gain), `precision` (`"auto"`: bfloat16 where the hardware runs it faster, see
-            `tfbert.distribute.pick_precision`, set globally before the model is built) and
+            runs gain), `precision` (`"auto"`: bfloat16 where the hardware runs it faster for the
+            pretrained encoder's width, see `tfbert.distribute.pick_precision`, set globally before the model
+            is built) and
             `verbose` (None: 0).
         weight_decay, epsilon: override the recipe's decay 0.01 and epsilon 1e-6 (BERT's;
             PyTorch's AdamW uses 1e-8, which matters where gradients are tiny, as in distillation).
@@ -177,7 +178,8 @@ def finetune(
         raise ValueError(f"{examples} training examples do not fill one batch of {batch_size}")
     total_steps = epochs * steps_per_epoch
     warmup_steps = run.warmup_steps if run.warmup_steps is not None else int(warmup_fraction * total_steps)
-    policy = choose_precision(strategy, run.precision)
+    # A narrow encoder keeps float32 on a CPU (`auto_precision`), as `tfbert pretrain` does.
+    policy = choose_precision(strategy, run.precision, hidden_size=pretrained_hidden_size(pretrained))
     apply_precision(policy)
     with strategy.scope():
         encoder = load_pretrained_encoder(pretrained)

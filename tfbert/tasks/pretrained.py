@@ -38,6 +38,22 @@ def load_pretrained_encoder(source: str | Path | Encoder, dtype: str | None = No
     return artifacts.open(source).load_encoder(dtype=dtype)
 
 
+def pretrained_hidden_size(source: str | Path | Encoder) -> int | None:
+    """The hidden size of `source`'s encoder where its files say it without loading weights (an `Encoder`'s
+    config, a tfbert folder's or `.keras` file's, a Hugging Face `config.json`), else None.
+
+    Example:
+        >>> pretrained_hidden_size("all-MiniLM-L6-v2/")
+        384
+    """
+    if isinstance(source, Encoder):
+        return source.config.hidden_size
+    if "://" in str(source):
+        return None
+    config = artifacts.open(source).config or {}
+    return config.get("hidden_size")
+
+
 def _load_remote_encoder(url: str) -> Encoder:
     """A `.keras` file, an encoder folder or a pretraining run folder in a bucket (Keras copies the file locally)."""
     import tensorflow as tf

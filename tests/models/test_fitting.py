@@ -30,9 +30,11 @@ def _fitted(fit):
 def test_first_fit_traces_the_train_step_once_and_trains_as_keras_does():
     model, traces = _fitted(lambda model, *args, **kwargs: model.fit(*args, **kwargs))
     keras_model, keras_traces = _fitted(keras.Model.fit)
-    assert (traces, keras_traces) == (1, 2), "Keras alone traces twice: it makes the optimizer's variables while tracing"
+    # Keras alone traces twice: it makes the optimizer's variables while tracing.
+    assert (traces, keras_traces) == (1, 2)
     assert int(model.optimizer.iterations.numpy()) == 2, "four batches, two accumulated in each update"
-    for ours, theirs in zip(model.weights + model.optimizer.variables, keras_model.weights + keras_model.optimizer.variables):
+    ours_and_theirs = zip(model.weights + model.optimizer.variables, keras_model.weights + keras_model.optimizer.variables)
+    for ours, theirs in ours_and_theirs:
         np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs), err_msg=ours.path)
 
 

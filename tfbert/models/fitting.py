@@ -5,7 +5,8 @@ accumulation) inside the first trace of the train step, unless the model was mad
 `tf.distribute` strategy scope. TensorFlow then finds variables created while tracing: it lifts their
 initializers out of the graph and traces the whole train step a second time without them. Built before
 `fit`, the optimizer has its variables and the step is traced once: the first `fit` takes about half the
-CPU time, a `bert_base` classifier's 10.9 CPU-seconds instead of 19.8 (`benchmarks/first_fit.py`). The JAX and torch trainers build the optimizer before their first step anyway, so nothing changes there.
+CPU time, a `bert_base` classifier's 10.9 CPU-seconds instead of 19.8 (`benchmarks/first_fit.py`). The JAX
+and torch trainers build the optimizer before their first step anyway, so nothing changes there.
 """
 
 from __future__ import annotations

@@ -150,9 +150,8 @@ def finetune(
             with 10% warm-up and linear decay), `jit_compile` (XLA for the training step, worth
             it on accelerators; None or `"auto"` is off: on CPUs compiling costs more than short
             runs gain), `precision` (`"auto"`: bfloat16 where the hardware runs it faster for the
-            pretrained encoder's width, see `tfbert.distribute.pick_precision`, set globally before the model
-            is built) and
-            `verbose` (None: 0).
+            pretrained encoder's width, see `tfbert.distribute.pick_precision`, set globally before the
+            model is built) and `verbose` (None: 0).
         weight_decay, epsilon: override the recipe's decay 0.01 and epsilon 1e-6 (BERT's;
             PyTorch's AdamW uses 1e-8, which matters where gradients are tiny, as in distillation).
 

@@ -1,5 +1,7 @@
 """The `tfbert` command line: main paths and bad input."""
 
+import logging
+
 import keras
 import pytest
 
@@ -87,7 +89,8 @@ def test_convert_bad_input_exits_2_with_a_message(tmp_path, capsys):
     assert exit_info.value.code == 2
 
 
-def test_vocab_then_pretrain_on_real_text(assets, tmp_path, capsys):
+def test_vocab_then_pretrain_on_real_text(assets, tmp_path, capsys, caplog):
+    caplog.set_level(logging.INFO, logger="tfbert.training.driver")
     lines = [line for line in assets("text/botchan.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n\n".join("\n".join(lines[i:i + 20]) for i in range(0, len(lines), 20)))
@@ -99,8 +102,10 @@ def test_vocab_then_pretrain_on_real_text(assets, tmp_path, capsys):
                       "  num_heads: 2\n  intermediate_size: 64\n  embedding_size: 16\n  sharing: all\n")
     arguments = ["pretrain", "--config", str(config), "--tokenizer", str(tmp_path / "vocab"), "--data", str(corpus),
                  "--model-dir", str(tmp_path / "run"), "--steps", "2", "--batch-size", "4", "--strategy", "cpu",
-                 "--sequence-length", "32", "--max-predictions", "5", "--checkpoint-every", "2", "--shuffle-buffer", "50"]
+                 "--sequence-length", "32", "--max-predictions", "5", "--checkpoint-every", "2", "--shuffle-buffer", "50",
+                 "--jit-compile", "on"]   # auto would not compile two steps on a CPU; the CLI's XLA path is tested here
     assert main(arguments) == 0
+    assert "jit_compile=True" in caplog.text
     out = capsys.readouterr().out
     assert "trained to step 2 of 2" in out
     assert "precision: float32 (bf16 matmul 1.00x fp32 on this CPU)\n" in out   # stated peaks, tests/conftest.py

@@ -16,6 +16,7 @@ import os
 import socket
 import sys
 import threading
+import traceback
 from pathlib import Path
 
 SOCKET_VARIABLE = "TFBERT_DOCS_COMMAND_SOCKET"
@@ -63,6 +64,9 @@ def _run_command(request: dict, fds: list[int]) -> None:
         status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
         if not isinstance(stop.code, (int, type(None))):
             print(stop.code, file=sys.stderr)
+    except BaseException:   # as the interpreter would: the traceback, then status 1 (not the server's silent exit)
+        traceback.print_exc()
+        status = 1
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)

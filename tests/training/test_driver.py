@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from tfbert.training import train
 from tfbert.training.driver import _fit_chunks, resolve_jit_compile
+from tfbert.training.settings import CPU_XLA_MIN_STEPS
 
 from .subprocess_runner import HELPERS_DIR, REPOSITORY_ROOT, python_env
 from .toy_pretrainer import ToyPretrainer, toy_dataset_fn
@@ -31,6 +32,13 @@ def test_fit_chunks_cover_exactly_the_requested_steps():
 def test_jit_compile_auto_is_on_for_a_single_device():
     assert resolve_jit_compile(tf.distribute.get_strategy()) is True
     assert resolve_jit_compile(tf.distribute.get_strategy(), False) is False
+    assert resolve_jit_compile(tf.distribute.get_strategy(), steps=CPU_XLA_MIN_STEPS) is True
+
+
+def test_jit_compile_auto_is_off_for_a_short_run_on_a_cpu_unless_asked_for():
+    assert resolve_jit_compile(tf.distribute.get_strategy(), steps=CPU_XLA_MIN_STEPS - 1) is False
+    assert resolve_jit_compile(tf.distribute.OneDeviceStrategy("/cpu:0"), steps=2) is False
+    assert resolve_jit_compile(tf.distribute.get_strategy(), True, steps=2) is True
 
 
 def test_trains_exact_steps_checkpoints_and_exports_encoder(tmp_path):
@@ -47,7 +55,7 @@ def test_trains_exact_steps_checkpoints_and_exports_encoder(tmp_path):
         verbose=0,
     )
     assert int(model.optimizer.iterations.numpy()) == 7
-    assert model.jit_compile is True
+    assert model.jit_compile is False   # auto: 7 steps on a CPU do not win back a compile
     assert tf.train.latest_checkpoint(str(tmp_path)).endswith("ckpt-7")
     assert {"ckpt-3.index", "ckpt-6.index", "ckpt-7.index"} <= set(os.listdir(tmp_path))
     assert model.encoder_saved_to == str(tmp_path / "encoder")

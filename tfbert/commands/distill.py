@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tfbert.commands import flag_types
 from tfbert.commands.errors import CommandError
+from tfbert.commands.jit_flag import FINETUNE_AUTO_JIT, add_jit_compile_argument
 from tfbert.outputs import new_output
 from tfbert.training.settings import TrainingSettings
 
@@ -106,6 +107,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
     parser.add_argument("--learning-rate", type=flag_types.learning_rate, help="peak learning rate (default 2e-5)")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     parser.add_argument("--seed", type=flag_types.seed)
+    add_jit_compile_argument(parser, auto=FINETUNE_AUTO_JIT)
     add_overwrite_argument(parser)
     parser.set_defaults(run=run)
     return parser

@@ -17,6 +17,7 @@ import numpy as np
 
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
+from tfbert.commands.jit_flag import FINETUNE_AUTO_JIT, add_jit_compile_argument
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.outputs import new_output
@@ -256,6 +257,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
     parser.add_argument("--seed", type=flag_types.seed)
     add_precision_argument(parser)
+    add_jit_compile_argument(parser, auto=FINETUNE_AUTO_JIT)
     add_overwrite_argument(parser)
     _add_embedding_arguments(parser.add_argument_group("--task embedding (sentence-transformers' losses)"))
     parser.set_defaults(run=run)

@@ -9,11 +9,12 @@ import sys
 
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
+from tfbert.commands.jit_flag import add_jit_compile_argument
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.interrupts import Interrupted
 from tfbert.outputs import run_folder
-from tfbert.training.settings import TrainingSettings
+from tfbert.training.settings import CPU_XLA_MIN_STEPS, TrainingSettings
 
 
 def run(args: argparse.Namespace) -> None:
@@ -171,6 +172,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="steps per host call (TPU: 100+)")
     parser.add_argument("--seed", type=flag_types.seed)
     add_precision_argument(parser)
+    add_jit_compile_argument(parser, auto=f"on, except on a CPU for bfloat16, for replicas on several CPU devices "
+                                          f"and for runs under {CPU_XLA_MIN_STEPS} steps")
     parser.add_argument("--encoding-errors", choices=["strict", "replace"], default="strict",
                         help="bytes in --data text files that are not UTF-8: strict (an error naming the file and "
                              "line) or replace (by U+FFFD, reporting how many lines changed)")

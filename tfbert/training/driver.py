@@ -30,7 +30,7 @@ from tfbert.training.checkpointing import CheckpointEveryEpoch, TrainingCheckpoi
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
 from tfbert.training.progress import StepLogger, TrainingClock, stdout_is_terminal
-from tfbert.training.settings import TrainingSettings, training_settings
+from tfbert.training.settings import CPU_XLA_MIN_STEPS, TrainingSettings, training_settings
 
 logger = logging.getLogger(__name__)
 
@@ -38,8 +38,10 @@ OptimizerFn = Callable[[int], keras.optimizers.Optimizer]
 
 
 def resolve_jit_compile(strategy: tf.distribute.Strategy, jit_compile: bool | str = "auto",
-                        policy: str = "float32") -> bool:
-    """`"auto"`: XLA everywhere except mirrored replicas on CPU devices and bfloat16 on CPUs.
+                        policy: str = "float32", steps: int | None = None) -> bool:
+    """`"auto"`: XLA everywhere except mirrored replicas on CPU devices, bfloat16 on CPUs, and runs of
+    fewer than `CPU_XLA_MIN_STEPS` steps on CPUs (`steps`, where given), where the compile costs more
+    than the run gains.
 
     bfloat16 on a CPU trains in graph mode with XLA clustering only the
     elementwise ops: XLA's CPU backend has no bfloat16 matmul kernel, oneDNN's
@@ -52,16 +54,25 @@ def resolve_jit_compile(strategy: tf.distribute.Strategy, jit_compile: bool | st
     /job:localhost/replica:0/task:0/device:CPU:0" (XLA known issue
     "tf.Variable on a different device"): the compiled CPU cluster is placed
     on CPU:0 and cannot read replica 1's variables. Only that case falls back
-    to graph mode; TPU, GPU and the single-device CPU path compile.
+    to graph mode; TPU, GPU and the single-device CPU path compile. Asking
+    for XLA (True) there is refused with that reason instead of failing at
+    the first step.
 
     Example:
         >>> resolve_jit_compile(tf.distribute.get_strategy())
         True
+        >>> resolve_jit_compile(tf.distribute.get_strategy(), steps=2)   # on a CPU
+        False
     """
-    if jit_compile != "auto":
-        return bool(jit_compile)
     multi_replica = strategy.num_replicas_in_sync > 1 or strategy_kind(strategy) == "multiworker"
-    return not (multi_replica and replicas_are_cpu_devices(strategy)) and not runs_bfloat16_on_cpu(policy, strategy)
+    cpu_replicas = multi_replica and replicas_are_cpu_devices(strategy)
+    if jit_compile != "auto":
+        if jit_compile and cpu_replicas:
+            raise ValueError("jit_compile on (XLA) fails with replicas on several CPU devices: XLA places the step "
+                             "on the first device, which cannot read the other replicas' variables; use auto or off")
+        return bool(jit_compile)
+    short_cpu_run = steps is not None and steps < CPU_XLA_MIN_STEPS and replicas_are_cpu_devices(strategy)
+    return not cpu_replicas and not runs_bfloat16_on_cpu(policy, strategy) and not short_cpu_run
 
 
 def resolve_steps_per_execution(strategy: tf.distribute.Strategy, steps_per_execution: int) -> int:
@@ -200,7 +211,7 @@ def train(
             f"steps_per_execution={steps_per_execution}."
         )
     policy = choose_precision(strategy, run.precision, hidden_size=hidden_size)
-    use_jit = resolve_jit_compile(strategy, "auto" if run.jit_compile is None else run.jit_compile, policy)
+    use_jit = resolve_jit_compile(strategy, "auto" if run.jit_compile is None else run.jit_compile, policy, steps)
     logger.info(
         "Training on %s, precision %s, jit_compile=%s, steps_per_execution=%d",
         describe_strategy(strategy),

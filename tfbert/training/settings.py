@@ -23,6 +23,12 @@ import argparse
 import dataclasses
 from typing import Any
 
+# On a CPU, `"auto"` compiles runs of at least this many steps. Compiling a training step takes seconds
+# there, which XLA's faster steps win back only over tens of steps: bert_small (fp32, batch 8 x 128)
+# compiles in ~3.4 s to save 0.06 s a step, bert_tiny in ~7 s for a step of ~0.06 s
+# (benchmarks/RESULTS.md, 2026-11-28).
+CPU_XLA_MIN_STEPS = 100
+
 # Older keyword names of fields, still accepted.
 ALIASES = {"global_batch_size": "batch_size"}
 
@@ -42,8 +48,9 @@ class TrainingSettings:
         strategy: a `tf.distribute.Strategy` or a `tfbert.distribute.resolve_strategy` kind.
         precision: `auto` (see `tfbert.distribute.pick_precision`), `fp32`, `bf16` or a Keras policy name.
         jit_compile: XLA for the training step: True, False or `auto`; None: the loop's own
-            default (`auto` when pretraining, False when fine-tuning, where compiling costs more
-            than short runs gain on CPUs).
+            default (`auto` when pretraining, which on a CPU compiles runs of `CPU_XLA_MIN_STEPS`
+            steps or more; False when fine-tuning, where compiling costs more than short runs gain
+            on CPUs).
         checkpoint_every: pretraining steps between checkpoints.
         steps_per_execution: steps per compiled call (TPU: 100 or more).
         log_every: pretraining steps between progress lines.
@@ -65,6 +72,11 @@ class TrainingSettings:
     steps_per_execution: int = 1
     log_every: int = 100
     verbose: str | int | None = None
+
+    def __post_init__(self) -> None:
+        if self.jit_compile not in (None, True, False, "auto"):
+            raise ValueError(f"jit_compile={self.jit_compile!r}: give True, False or 'auto' (None: the training "
+                             "loop's own default)")
 
     def with_changes(self, **changes: Any) -> TrainingSettings:
         """A copy with `changes` (field names, or their `ALIASES`) applied."""

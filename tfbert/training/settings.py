@@ -24,10 +24,10 @@ import dataclasses
 from typing import Any
 
 # On a CPU, `"auto"` compiles runs of at least this many steps. Compiling a training step takes seconds
-# there, which XLA's faster steps win back only over tens of steps: bert_small (fp32, batch 8 x 128)
-# compiles in ~3.4 s to save 0.06 s a step, bert_tiny in ~7 s for a step of ~0.06 s
-# (benchmarks/RESULTS.md, 2026-11-28).
-CPU_XLA_MIN_STEPS = 100
+# there, which XLA's faster steps win back only over tens of steps: fp32, batch 8 x 128, XLA costs 2.6 s
+# more over 2 steps and saves 0.12 s a step for bert_small (even at ~22 steps), 2.7 s and 0.02 s for
+# bert_tiny (even at ~120); benchmarks/short_runs.py, results/short-runs.md.
+CPU_XLA_MIN_STEPS = 50
 
 # Older keyword names of fields, still accepted.
 ALIASES = {"global_batch_size": "batch_size"}

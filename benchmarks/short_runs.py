@@ -1,7 +1,7 @@
 """Where XLA pays on a CPU: `tfbert pretrain` with `--jit-compile on` and `off` at two run lengths.
 
 `--jit-compile auto` compiles a CPU run only from `tfbert.training.settings.CPU_XLA_MIN_STEPS` steps on. This
-script runs the command (fp32, batch 8 x 128 tokens, the bundled MiniLM WordPiece vocabulary, Botchan) for a short
+script runs the command (fp32, batch 8 x 128 tokens, the test assets' MiniLM WordPiece vocabulary and Botchan) for a short
 and a longer run with XLA on and off, and prints wall / CPU seconds of each run and the seconds per step from the
 difference of the two lengths; the compile is the short run's extra time with XLA on.
 
@@ -13,11 +13,14 @@ from __future__ import annotations
 import argparse
 import resource
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-ASSETS = Path.home() / ".cache" / "tfbert-test-assets"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the checkout: benchmarks.lab
+
+from benchmarks.lab.assets import asset  # noqa: E402
 
 
 def timed_run(config: str, steps: int, jit: str) -> tuple[float, float]:
@@ -25,8 +28,8 @@ def timed_run(config: str, steps: int, jit: str) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as folder:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run(["tfbert", "pretrain", "--config", config, "--tokenizer", str(ASSETS / "minilm"),
-                        "--data", str(ASSETS / "text" / "botchan.txt"), "--model-dir", f"{folder}/run",
+        subprocess.run(["tfbert", "pretrain", "--config", config, "--tokenizer", str(asset("minilm")),
+                        "--data", str(asset("text/botchan.txt")), "--model-dir", f"{folder}/run",
                         "--steps", str(steps), "--batch-size", "8", "--sequence-length", "128", "--strategy", "cpu",
                         "--precision", "fp32", "--checkpoint-every", str(steps), "--seed", "0",
                         "--jit-compile", jit], check=True, capture_output=True)

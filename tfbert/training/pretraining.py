@@ -355,8 +355,8 @@ def pretrain(
     global batch), `learning_rate` and `warmup_steps` or `warmup_fraction` (default: the config's
     `pretraining` values, else the recipe's), `strategy`, `precision` (`"auto"`: bfloat16 where the
     hardware runs it faster, see `tfbert.distribute.pick_precision`), `jit_compile` (`"auto"`
-    compiles with XLA except for mirrored CPU replicas and CPU runs under `CPU_XLA_MIN_STEPS` steps), `steps_per_execution` (TPU: 100 or more),
-    `checkpoint_every`, `seed`, and `verbose` (`"auto"`: a line every `log_every` steps when stdout
+    compiles with XLA except for mirrored CPU replicas and CPU runs under `CPU_XLA_MIN_STEPS`
+    steps), `steps_per_execution` (TPU: 100 or more), `checkpoint_every`, `seed`, and `verbose` (`"auto"`: a line every `log_every` steps when stdout
     is not a terminal, Keras' progress bar on a terminal).
 
     Rerunning the same call resumes from the newest checkpoint in `model_dir`. At the end it holds

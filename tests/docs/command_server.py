@@ -1,18 +1,24 @@
-"""`tfbert` commands of the guides' bash blocks, run by forking one process that imported tfbert's stack.
+"""`tfbert` commands and guide pages run in forks of one process that imported tfbert's stack.
 
 A guide page runs dozens of `tfbert ...` commands; each new interpreter spends seconds of CPU importing
-TensorFlow, TF-Text and Keras before the command starts. `run_page.py` starts this server once per page,
-before any block runs (no TensorFlow op has run in it, so forking is safe), and puts a `tfbert` shim first in
-PATH. The shim sends its argv, working directory, environment and standard streams (as file descriptors)
-over a Unix socket; the server forks, the child becomes that command (`tfbert.cli.main(argv)` with those
-streams, folder and environment) and its exit status goes back to the shim, which exits with it. What runs
-is the installed command's own code; only the import is shared.
+TensorFlow, TF-Text and Keras before the command starts. The server imports that stack once (no TensorFlow op
+runs in it, so forking is safe) and serves requests on a Unix socket: a client (a shim) sends its argv, working
+directory, environment and standard streams (as file descriptors); the server forks, the child becomes the
+request (`tfbert.cli.main(argv)`, or a Python script run as `__main__`) with those streams, folder and
+environment, and its exit status goes back to the shim, which exits with it. What runs is the command's own
+code; only the import is shared.
+
+`tests/docs/test_guides.py` starts one server per test worker (`python command_server.py FOLDER`, the
+`command_server` fixture) and runs each page's `run_page.py` through the `python` shim, so a page's Python
+blocks and its `tfbert` commands start from the same import. `start(folder)` forks a server from the
+calling process instead (`run_page.py` run by hand).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import runpy
 import socket
 import sys
 import threading
@@ -20,12 +26,15 @@ import traceback
 from pathlib import Path
 
 SOCKET_VARIABLE = "TFBERT_DOCS_COMMAND_SOCKET"
+# The programs a shim can ask for: `tfbert ARGS...`, or `python SCRIPT ARGS...`.
+PROGRAMS = ("tfbert", "python")
 SHIM = '''#!{python} -S
-# The guides' `tfbert`: runs the command in tests/docs/command_server.py's fork of a ready interpreter.
-import array, json, os, socket, sys
+# `{program}` run in tests/docs/command_server.py's fork of a ready interpreter.
+import json, os, socket, sys
 connection = socket.socket(socket.AF_UNIX)
 connection.connect(os.environ["{variable}"])
-request = json.dumps({{"argv": sys.argv[1:], "cwd": os.getcwd(), "env": dict(os.environ)}}).encode()
+request = json.dumps({{"program": "{program}", "argv": sys.argv[1:], "cwd": os.getcwd(),
+                      "env": dict(os.environ)}}).encode()
 socket.send_fds(connection, [len(request).to_bytes(8, "big") + request], [0, 1, 2])
 status = b""
 while len(status) < 4:
@@ -55,11 +64,8 @@ def _run_command(request: dict, fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    sys.argv = ["tfbert", *request["argv"]]
-    from tfbert.cli import main
-
     try:
-        status = main(request["argv"]) or 0
+        status = _run_program(request["program"], request["argv"]) or 0
     except SystemExit as stop:
         status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
         if not isinstance(stop.code, (int, type(None))):
@@ -70,6 +76,19 @@ def _run_command(request: dict, fds: list[int]) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
+
+
+def _run_program(program: str, argv: list[str]) -> int | None:
+    """Runs `tfbert ARGV` or `python ARGV` (a script and its arguments) in this process."""
+    if program == "python":
+        script = str(Path(argv[0]).resolve())
+        sys.argv, sys.path[0] = list(argv), str(Path(script).parent)   # as `python SCRIPT` sets them
+        runpy.run_path(script, run_name="__main__")
+        return 0
+    sys.argv = ["tfbert", *argv]
+    from tfbert.cli import main
+
+    return main(argv)
 
 
 def _serve_one(connection: socket.socket) -> None:
@@ -102,17 +121,30 @@ def serve(listener: socket.socket) -> None:
         _serve_one(listener.accept()[0])
 
 
-def start(folder: Path) -> int:
-    """Forks the server (socket and shim under `folder`), sets PATH and the socket variable for this process's
-    children, and returns the server's pid."""
-    path = str(folder / "tfbert.sock")
-    shim = folder / "bin" / "tfbert"
-    shim.parent.mkdir(parents=True, exist_ok=True)
-    shim.write_text(SHIM.format(python=sys.executable, variable=SOCKET_VARIABLE), encoding="utf-8")
-    shim.chmod(0o755)
-    listener = socket.socket(socket.AF_UNIX)   # bound before the fork: shims may connect while the server imports
-    listener.bind(path)
+def _listen(folder: Path) -> socket.socket:
+    """The server's socket under `folder`, bound and listening (shims may connect while the server imports), and
+    the shims: `folder/bin/tfbert` (first in PATH, `environment(folder)`) and `folder/python` (not in PATH)."""
+    for program, shim in (("tfbert", folder / "bin" / "tfbert"), ("python", folder / "python")):
+        shim.parent.mkdir(parents=True, exist_ok=True)
+        shim.write_text(SHIM.format(python=sys.executable, variable=SOCKET_VARIABLE, program=program),
+                        encoding="utf-8")
+        shim.chmod(0o755)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(folder / "tfbert.sock"))
     listener.listen()
+    return listener
+
+
+def environment(folder: Path) -> dict[str, str]:
+    """The variables that send a process's `tfbert` commands to the server listening under `folder`."""
+    return {SOCKET_VARIABLE: str(folder / "tfbert.sock"),
+            "PATH": f"{folder / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+
+
+def start(folder: Path) -> int:
+    """Forks a server from this process (socket and shims under `folder`), sends this process's children's
+    `tfbert` commands to it, and returns the server's pid."""
+    listener = _listen(folder)
     server = os.fork()
     if server == 0:
         try:
@@ -120,6 +152,12 @@ def start(folder: Path) -> int:
         finally:
             os._exit(1)
     listener.close()
-    os.environ[SOCKET_VARIABLE] = path
-    os.environ["PATH"] = f"{shim.parent}{os.pathsep}{os.environ['PATH']}"
+    os.environ.update(environment(folder))
     return server
+
+
+if __name__ == "__main__":   # python command_server.py FOLDER: says "listening", then serves until killed
+    listening = _listen(Path(sys.argv[1]))
+    print("listening", flush=True)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)   # nobody reads the pipe any more
+    serve(listening)

@@ -3,7 +3,9 @@
 Python blocks share one namespace (as a reader pasting them into one session would); bash blocks run with
 `bash -euo pipefail` and this interpreter's `bin/` first in PATH, and their `tfbert` commands run in forks of
 one interpreter that imported tfbert's stack (`command_server.py`; the same `tfbert.cli.main`, seconds of
-import saved per command). A failing block stops the run with its page and line.
+import saved per command): the server named by `$TFBERT_DOCS_COMMAND_SOCKET` (the tests', which also runs this
+script in a fork, `python` shim), else one this script starts. A failing block stops the run with its page
+and line.
 """
 
 import atexit
@@ -18,14 +20,11 @@ from pathlib import Path
 import command_server
 
 os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-server_folder = Path(tempfile.mkdtemp(prefix="tfbert-commands-"))
-server = command_server.start(server_folder)
-
-
-@atexit.register
-def stop_server():
-    os.kill(server, signal.SIGKILL)
-    os.waitpid(server, 0)
+if command_server.SOCKET_VARIABLE in os.environ:   # the tests' server: its `tfbert` before this interpreter's
+    os.environ.update(command_server.environment(Path(os.environ[command_server.SOCKET_VARIABLE]).parent))
+else:   # run by hand: this page's own server
+    server = command_server.start(Path(tempfile.mkdtemp(prefix="tfbert-commands-")))
+    atexit.register(lambda: (os.kill(server, signal.SIGKILL), os.waitpid(server, 0)))
 
 
 namespace = {"__name__": "__main__"}

@@ -1,9 +1,12 @@
 """Every ```python and ```bash block of README.md and docs/*.md runs, page by page, on tiny configs.
 
-Each page runs in one fresh interpreter in its own temporary folder (`run_page.py`); the folder holds what a
-reader would have downloaded, from the test assets: `all-MiniLM-L6-v2/` (a Hugging Face folder), `gpt2.tiktoken`,
-`spiece.model` (a SentencePiece unigram model) and `ko_corpus.txt` (the Korean constitution). Blocks marked
-`<!-- skip: reason -->` are skipped and listed at the end of the run (`tests/docs/conftest.py`).
+Each page runs in its own temporary folder (`run_page.py`), in a fork of the worker's command server
+(`command_server.py`: one import of tfbert's stack per worker, not two per page), and so do its `tfbert` commands;
+a page whose Python sets `os.environ` (before TensorFlow is imported, as `tf-hub.md` does for tf_keras) runs in a
+fresh interpreter instead, its commands still in the server. The folder holds what a reader would have
+downloaded, from the test assets: `all-MiniLM-L6-v2/` (a Hugging Face folder), `gpt2.tiktoken`, `spiece.model`
+(a SentencePiece unigram model) and `ko_corpus.txt` (the Korean constitution). Blocks marked
+`<!-- skip: reason -->` are skipped (`python tests/docs/guide_blocks.py` lists them).
 """
 
 import dataclasses
@@ -13,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import command_server
 import pytest
 from guide_blocks import all_blocks, pages, blocks
 
@@ -24,18 +28,40 @@ FILES = {"gpt2.tiktoken": "bpe/gpt2.tiktoken", "spiece.model": "spm/botchan_en_u
 RUNNABLE = [path for path in pages() if any(block.runs for block in blocks(path))]
 
 
+@pytest.fixture(scope="session")
+def command_server_folder(tmp_path_factory):
+    """The folder of this worker's command server (socket and shims), running until the session ends."""
+    folder = tmp_path_factory.mktemp("commands")
+    server = subprocess.Popen([sys.executable, str(HERE / "command_server.py"), str(folder)], stdout=subprocess.PIPE,
+                              text=True, env=_environment())
+    assert server.stdout.readline().strip() == "listening", "the docs command server did not start"
+    yield folder
+    server.kill()
+    server.wait()
+
+
+def _environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parents[1]), os.environ.get("PYTHONPATH")]))}
+
+
+def _sets_the_environment(runnable: list[dict]) -> bool:
+    """Whether a Python block of the page sets environment variables (which must come before TensorFlow's import)."""
+    return any(block["language"] == "python" and "os.environ[" in block["code"] for block in runnable)
+
+
 # `slow`: the pages train tiny models for a few CPU-minutes in all, and tests/conftest.py starts slow files first.
 @pytest.mark.slow
 @pytest.mark.parametrize("page", RUNNABLE, ids=lambda path: path.name)
-def test_page_code_blocks_run(page, tmp_path, assets):
+def test_page_code_blocks_run(page, tmp_path, assets, command_server_folder):
     for name, member in FOLDERS.items():
         (tmp_path / name).symlink_to(Path(assets(member)).parent)
     for name, source in FILES.items():
         (tmp_path / name).symlink_to(assets(source))
     runnable = [dataclasses.asdict(block) for block in blocks(page) if block.runs]
     (tmp_path / ".blocks.json").write_text(json.dumps(runnable), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parents[1]), os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run([sys.executable, str(HERE / "run_page.py"), ".blocks.json"], cwd=tmp_path, env=env,
+    env = {**_environment(), **command_server.environment(command_server_folder)}
+    python = sys.executable if _sets_the_environment(runnable) else str(command_server_folder / "python")
+    result = subprocess.run([python, str(HERE / "run_page.py"), ".blocks.json"], cwd=tmp_path, env=env,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 

@@ -1,9 +1,10 @@
 """`tfbert` commands in child processes, for the tests whose point is a process: a signal, a kill, a fresh start.
 
-`start_tfbert(argv)` runs `tfbert ARGV` in a new interpreter with its output in files (a pipe nobody reads
-could fill and stall the child); `signal_when(process, ready, signal)` sends a signal once `ready()`
-holds (a file appears: never after a fixed sleep) and returns how the child ended. `write_tiny_run_inputs(folder,
-novel)` writes what such a child pretrains on in seconds.
+`start_tfbert(argv)` runs `tfbert ARGV` in a process of its own, forked from the tests' command server (an
+interpreter that imported tfbert's stack once, `command_server.py`), with Python's INFO logging shown and its
+output in files (a pipe nobody reads could fill and stall the child); `signal_when(process, ready, signal)` sends
+a signal once `ready()` holds (a file appears: never after a fixed sleep) and returns how the child ended.
+`write_tiny_run_inputs(folder, novel)` writes what such a child pretrains on in seconds.
 
 Example:
     >>> child = start_tfbert(["vocab", "--kind", "wordpiece", "--data", "c.txt", "--output", "v"])  # doctest: +SKIP
@@ -14,16 +15,13 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
+import os
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Sequence
 
-# The `tfbert` program (`python -c TFBERT ARGV`), with the INFO lines of Python's logging shown ("Resumed from ...").
-TFBERT = ("import logging; logging.basicConfig(level=logging.INFO, format='%(message)s'); "
-          "from tfbert.cli import program; program()")
+from command_server import Command, shared_server
 
 
 @dataclasses.dataclass
@@ -41,12 +39,13 @@ class Ended:
         return lines[-1] if lines else ""
 
 
-class Child(subprocess.Popen):
+class Child(Command):
     """A `tfbert` child whose stdout and stderr go to temporary files, read by `ended()`."""
 
     def ended(self, timeout_s: float = 600) -> Ended:
         """Waits for the child; its status and output."""
-        status = self.wait(timeout=timeout_s)
+        status = self.wait(timeout_s)
+        assert status is not None, f"tfbert (pid {self.pid}) still runs after {timeout_s} s"
         outputs = []
         for file in (self.stdout_file, self.stderr_file):
             file.seek(0)
@@ -56,16 +55,18 @@ class Child(subprocess.Popen):
 
 
 def start_tfbert(argv: Sequence[str]) -> Child:
-    """`tfbert ARGV` started in a new Python process."""
+    """`tfbert ARGV` started in a process of its own (this process's working folder and environment)."""
     stdout_file = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
     stderr_file = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-    child = Child([sys.executable, "-c", TFBERT, *map(str, argv)], stdout=stdout_file, stderr=stderr_file)
+    with open(os.devnull, encoding="utf-8") as stdin:
+        child = Child.start(shared_server(), argv, stdio=(stdin.fileno(), stdout_file.fileno(), stderr_file.fileno()),
+                            log_level="INFO")
     child.stdout_file, child.stderr_file = stdout_file, stderr_file
     return child
 
 
 def run_tfbert(argv: Sequence[str], timeout_s: float = 600) -> Ended:
-    """`tfbert ARGV` in a new Python process, to its end."""
+    """`tfbert ARGV` in a process of its own, to its end."""
     return start_tfbert(argv).ended(timeout_s)
 
 

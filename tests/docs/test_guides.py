@@ -1,9 +1,9 @@
 """Every ```python and ```bash block of README.md and docs/*.md runs, page by page, on tiny configs.
 
 Each page runs in its own temporary folder (`run_page.py`), in a fork of the worker's command server
-(`command_server.py`: one import of tfbert's stack per worker, not two per page), and so do its `tfbert` commands;
-a page whose Python sets `os.environ` (before TensorFlow is imported, as `tf-hub.md` does for tf_keras) runs in a
-fresh interpreter instead, its commands still in the server. The folder holds what a reader would have
+(`tests/command_server.py`: one import of tfbert's stack per worker, not two per page), and so do its `tfbert`
+commands; a page whose Python sets `os.environ` (before TensorFlow is imported, as `tf-hub.md` does for tf_keras)
+runs in a fresh interpreter instead, its commands still in the server. The folder holds what a reader would have
 downloaded, from the test assets: `all-MiniLM-L6-v2/` (a Hugging Face folder), `gpt2.tiktoken`, `spiece.model`
 (a SentencePiece unigram model) and `ko_corpus.txt` (the Korean constitution). Blocks marked
 `<!-- skip: reason -->` are skipped (`python tests/docs/guide_blocks.py` lists them).
@@ -28,20 +28,10 @@ FILES = {"gpt2.tiktoken": "bpe/gpt2.tiktoken", "spiece.model": "spm/botchan_en_u
 RUNNABLE = [path for path in pages() if any(block.runs for block in blocks(path))]
 
 
-@pytest.fixture(scope="session")
-def command_server_folder(tmp_path_factory):
-    """The folder of this worker's command server (socket and shims), running until the session ends."""
-    folder = tmp_path_factory.mktemp("commands")
-    server = subprocess.Popen([sys.executable, str(HERE / "command_server.py"), str(folder)], stdout=subprocess.PIPE,
-                              text=True, env=_environment())
-    assert server.stdout.readline().strip() == "listening", "the docs command server did not start"
-    yield folder
-    server.kill()
-    server.wait()
-
-
 def _environment() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parents[1]), os.environ.get("PYTHONPATH")]))}
+    """This process's environment with the checkout first in PYTHONPATH."""
+    paths = [str(HERE.parents[1]), os.environ.get("PYTHONPATH")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
 
 
 def _sets_the_environment(runnable: list[dict]) -> bool:
@@ -52,15 +42,16 @@ def _sets_the_environment(runnable: list[dict]) -> bool:
 # `slow`: the pages train tiny models for a few CPU-minutes in all, and tests/conftest.py starts slow files first.
 @pytest.mark.slow
 @pytest.mark.parametrize("page", RUNNABLE, ids=lambda path: path.name)
-def test_page_code_blocks_run(page, tmp_path, assets, command_server_folder):
+def test_page_code_blocks_run(page, tmp_path, assets):
     for name, member in FOLDERS.items():
         (tmp_path / name).symlink_to(Path(assets(member)).parent)
     for name, source in FILES.items():
         (tmp_path / name).symlink_to(assets(source))
     runnable = [dataclasses.asdict(block) for block in blocks(page) if block.runs]
     (tmp_path / ".blocks.json").write_text(json.dumps(runnable), encoding="utf-8")
-    env = {**_environment(), **command_server.environment(command_server_folder)}
-    python = sys.executable if _sets_the_environment(runnable) else str(command_server_folder / "python")
+    server = command_server.shared_server()
+    env = {**_environment(), **command_server.environment(server)}
+    python = sys.executable if _sets_the_environment(runnable) else str(server / "python")
     result = subprocess.run([python, str(HERE / "run_page.py"), ".blocks.json"], cwd=tmp_path, env=env,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

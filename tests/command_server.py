@@ -71,7 +71,8 @@ def _run_program(program: str, argv: list[str]) -> int | None:
     if program == "python":
         script = str(Path(argv[0]).resolve())
         sys.argv = list(argv)
-        sys.path.insert(0, str(Path(script).parent))   # as `python SCRIPT` puts its folder first
+        # as `python SCRIPT` starts: the script's folder first, then PYTHONPATH's entries
+        sys.path[:0] = [str(Path(script).parent), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
         runpy.run_path(script, run_name="__main__")
         return 0
     sys.argv = ["tfbert", *argv]
@@ -212,11 +213,12 @@ class Command:
 
     @classmethod
     def start(cls, folder: Path, argv: Sequence[str], *, stdio: Sequence[int], program: str = "tfbert",
-              cwd: str | None = None, env: dict[str, str] | None = None, log_level: str | None = None) -> "Command":
+              cwd: str | Path | None = None, env: dict[str, str] | None = None,
+              log_level: str | None = None) -> "Command":
         """Sends `program ARGV` to the server under `folder`, with `stdio` (three file descriptors) as its streams."""
         connection = socket.socket(socket.AF_UNIX)
         connection.connect(str(folder / "tfbert.sock"))
-        request = json.dumps({"program": program, "argv": [str(word) for word in argv], "cwd": cwd or os.getcwd(),
+        request = json.dumps({"program": program, "argv": [str(word) for word in argv], "cwd": str(cwd or os.getcwd()),
                               "env": dict(os.environ if env is None else env), "log_level": log_level}).encode()
         socket.send_fds(connection, [len(request).to_bytes(8, "big") + request], list(stdio))
         return cls(connection)

@@ -1,9 +1,11 @@
-"""`tfbert` commands in child processes, for the tests whose point is a process: a signal, a kill, a fresh start.
+"""`tfbert` commands and Python scripts in child processes, for the tests whose point is a process: a signal, a kill,
+a fresh start.
 
-`start_tfbert(argv)` runs `tfbert ARGV` in a process of its own, forked from the tests' command server (an
-interpreter that imported tfbert's stack once, `command_server.py`), with Python's INFO logging shown and its
-output in files (a pipe nobody reads could fill and stall the child); `signal_when(process, ready, signal)` sends
-a signal once `ready()` holds (a file appears: never after a fixed sleep) and returns how the child ended.
+`start_tfbert(argv)` runs `tfbert ARGV` (with Python's INFO logging shown), and `start_python(script, ...)` a Python
+script, in a process of its own forked from the tests' command server (an interpreter that imported tfbert's stack
+once, `command_server.py`), with its output in files (a pipe nobody reads could fill and stall the child).
+`signal_when(process, ready, signal)` sends a signal once `ready()` holds (a file appears: never after a fixed
+sleep) and returns how the child ended.
 `write_tiny_run_inputs(folder, novel)` writes what such a child pretrains on in seconds.
 
 Example:
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -45,7 +48,9 @@ class Child(Command):
     def ended(self, timeout_s: float = 600) -> Ended:
         """Waits for the child; its status and output."""
         status = self.wait(timeout_s)
-        assert status is not None, f"tfbert (pid {self.pid}) still runs after {timeout_s} s"
+        if status is None:
+            self.send_signal(signal.SIGKILL)
+            raise AssertionError(f"the child (pid {self.pid}) still ran after {timeout_s} s; it was killed")
         outputs = []
         for file in (self.stdout_file, self.stderr_file):
             file.seek(0)
@@ -56,11 +61,24 @@ class Child(Command):
 
 def start_tfbert(argv: Sequence[str]) -> Child:
     """`tfbert ARGV` started in a process of its own (this process's working folder and environment)."""
+    return _start("tfbert", argv, log_level="INFO")
+
+
+def start_python(script: str | Path, *arguments: str, cwd: str | Path | None = None,
+                 env: dict[str, str] | None = None) -> Child:
+    """`python SCRIPT ARGUMENTS` started in a process of its own, with `env`'s PYTHONPATH first on `sys.path`. The
+    variables TensorFlow and Keras read when imported (KERAS_BACKEND, TF_USE_LEGACY_KERAS) are the server's: a
+    script that sets them needs a new interpreter (`subprocess`). Logical devices can still be configured: no
+    TensorFlow op ran before the fork."""
+    return _start("python", [str(script), *arguments], cwd=cwd, env=env)
+
+
+def _start(program: str, argv: Sequence[str], **options) -> Child:
     stdout_file = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
     stderr_file = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
     with open(os.devnull, encoding="utf-8") as stdin:
         child = Child.start(shared_server(), argv, stdio=(stdin.fileno(), stdout_file.fileno(), stderr_file.fileno()),
-                            log_level="INFO")
+                            program=program, **options)
     child.stdout_file, child.stderr_file = stdout_file, stderr_file
     return child
 

@@ -1,11 +1,11 @@
 """Two replicas on logical CPUs equal one device; two worker processes train together."""
 
 import json
+import signal
 import socket
-import subprocess
-import sys
 
 import pytest
+from processes import start_python
 
 from .subprocess_runner import HELPERS_DIR, REPOSITORY_ROOT, TWO_LOGICAL_CPUS, python_env, run_python_json
 
@@ -112,25 +112,15 @@ def test_two_workers_train_five_steps_and_only_the_chief_keeps_a_checkpoint(tmp_
     try:
         for index in range(2):
             tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
-            processes.append(
-                subprocess.Popen(
-                    [sys.executable, str(HELPERS_DIR / "train_toy_script.py"), options],
-                    cwd=REPOSITORY_ROOT,
-                    env=python_env({"TF_CONFIG": json.dumps(tf_config)}),
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
-            )
-        outputs = [process.communicate(timeout=240) for process in processes]
+            processes.append(start_python(HELPERS_DIR / "train_toy_script.py", options, cwd=REPOSITORY_ROOT,
+                                          env=python_env({"TF_CONFIG": json.dumps(tf_config)})))
+        outputs = [process.ended(timeout_s=240) for process in processes]
     finally:
         for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-    for process, (stdout, stderr) in zip(processes, outputs):
-        assert process.returncode == 0, stderr[-4000:]
-    results = [json.loads(stdout.strip().splitlines()[-1]) for stdout, _ in outputs]
+            process.send_signal(signal.SIGKILL)   # nothing once it has ended
+    for ended in outputs:
+        assert ended.status == 0, ended.stderr[-4000:]
+    results = [json.loads(ended.stdout.strip().splitlines()[-1]) for ended in outputs]
     assert [result["iterations"] for result in results] == [5, 5]
     assert [result["replicas"] for result in results] == [2, 2]
     assert results[0]["momentum_norm"] == pytest.approx(results[1]["momentum_norm"], rel=1e-6)

@@ -3,8 +3,6 @@
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import keras
@@ -15,6 +13,8 @@ import tensorflow as tf
 from tfbert.training import train
 from tfbert.training.driver import _fit_chunks, resolve_jit_compile
 from tfbert.training.settings import CPU_XLA_MIN_STEPS
+
+from processes import start_python
 
 from .subprocess_runner import HELPERS_DIR, REPOSITORY_ROOT, python_env
 from .toy_pretrainer import ToyPretrainer, toy_dataset_fn
@@ -99,25 +99,13 @@ def test_one_training_step_compiles_with_xla_on_static_shapes():
 
 
 def _start_training(options):
-    return subprocess.Popen(
-        [sys.executable, TRAIN_SCRIPT, json.dumps(options)],
-        cwd=REPOSITORY_ROOT,
-        env=python_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_python(TRAIN_SCRIPT, json.dumps(options), cwd=REPOSITORY_ROOT, env=python_env())
 
 
 def _finish(process, timeout):
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 0, stderr[-4000:]
-    return json.loads(stdout.strip().splitlines()[-1])
+    ended = process.ended(timeout)
+    assert ended.status == 0, ended.stderr[-4000:]
+    return json.loads(ended.stdout.strip().splitlines()[-1])
 
 
 def _wait_for_checkpoint(directory, process, timeout=120):
@@ -126,7 +114,7 @@ def _wait_for_checkpoint(directory, process, timeout=120):
         if tf.train.latest_checkpoint(directory) is not None:
             return
         if process.poll() is not None:
-            raise AssertionError(f"training exited early: {process.stderr.read()[-4000:]}")
+            raise AssertionError(f"training exited early: {process.ended().stderr[-4000:]}")
         time.sleep(0.05)
     raise AssertionError("no checkpoint appeared")
 
@@ -147,10 +135,9 @@ def test_resume_after_sigkill_matches_an_uninterrupted_run(tmp_path):
         _wait_for_checkpoint(killed_dir, victim)
         time.sleep(0.3)  # into the next interval, possibly in the middle of a save
         victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=30)
+        assert victim.ended(timeout_s=30).status == -signal.SIGKILL
     finally:
-        if victim.poll() is None:
-            victim.kill()
+        victim.send_signal(signal.SIGKILL)   # nothing once it has ended
     killed_at = tf.train.latest_checkpoint(killed_dir)
     assert killed_at is not None and not killed_at.endswith("ckpt-40")
     _checkpoints_are_complete(killed_dir)

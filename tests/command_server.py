@@ -249,7 +249,16 @@ class Command:
             os.kill(self.pid, signal_number)
 
 
+def _die_with_parent() -> None:
+    """Linux: the kernel sends this process SIGKILL when its parent (the test worker) ends, however it ends."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)   # PR_SET_PDEATHSIG, SIGKILL
+
+
 if __name__ == "__main__":   # python command_server.py FOLDER: says "listening", then serves until killed
+    _die_with_parent()
     listening = _listen(Path(sys.argv[1]))
     print("listening", flush=True)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)   # nobody reads the pipe any more

@@ -43,7 +43,8 @@ class Ended:
 
 
 class Child(Command):
-    """A `tfbert` child whose stdout and stderr go to temporary files, read by `ended()`."""
+    """A child (a `tfbert` command or a Python script) whose stdout and stderr go to temporary files, read by
+    `ended()`."""
 
     def ended(self, timeout_s: float = 600) -> Ended:
         """Waits for the child; its status and output."""

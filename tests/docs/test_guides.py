@@ -60,4 +60,5 @@ def test_page_code_blocks_run(page, tmp_path, assets):
 def test_every_skipped_block_gives_its_reason_and_runnable_blocks_say_their_language():
     for block in all_blocks():
         assert block.skip is None or block.skip.strip(), f"{block.page}:{block.line}"
-        assert block.language, f"{block.page}:{block.line}: a fenced block names its language (text, yaml, python, bash)"
+        assert block.language, (f"{block.page}:{block.line}: a fenced block names its language "
+                                "(text, yaml, python, bash)")

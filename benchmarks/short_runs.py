@@ -1,9 +1,9 @@
 """Where XLA pays on a CPU: `tfbert pretrain` with `--jit-compile on` and `off` at two run lengths.
 
 `--jit-compile auto` compiles a CPU run only from `tfbert.training.settings.CPU_XLA_MIN_STEPS` steps on. This
-script runs the command (fp32, batch 8 x 128 tokens, the test assets' MiniLM WordPiece vocabulary and Botchan) for a short
-and a longer run with XLA on and off, and prints wall / CPU seconds of each run and the seconds per step from the
-difference of the two lengths; the compile is the short run's extra time with XLA on.
+script runs the command (fp32, batch 8 x 128 tokens, the test assets' MiniLM WordPiece vocabulary and Botchan) for
+a short and a longer run with XLA on and off, and prints wall / CPU seconds of each run and the seconds per step
+from the difference of the two lengths; the compile is the short run's extra time with XLA on.
 
     python benchmarks/short_runs.py [--configs bert_tiny,bert_small] [--steps 2,42]
 """

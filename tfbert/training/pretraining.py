@@ -356,8 +356,9 @@ def pretrain(
     `pretraining` values, else the recipe's), `strategy`, `precision` (`"auto"`: bfloat16 where the
     hardware runs it faster, see `tfbert.distribute.pick_precision`), `jit_compile` (`"auto"`
     compiles with XLA except for mirrored CPU replicas and CPU runs under `CPU_XLA_MIN_STEPS`
-    steps), `steps_per_execution` (TPU: 100 or more), `checkpoint_every`, `seed`, and `verbose` (`"auto"`: a line every `log_every` steps when stdout
-    is not a terminal, Keras' progress bar on a terminal).
+    steps), `steps_per_execution` (TPU: 100 or more), `checkpoint_every`, `seed`, and `verbose`
+    (`"auto"`: a line every `log_every` steps when stdout is not a terminal, Keras' progress bar on a
+    terminal).
 
     Rerunning the same call resumes from the newest checkpoint in `model_dir`. At the end it holds
     `encoder/encoder.keras`, `config.yaml` (with the objectives trained), `preprocessor.json` and

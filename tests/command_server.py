@@ -174,6 +174,12 @@ def start(folder: Path) -> int:
     return server
 
 
+def checkout_environment() -> dict[str, str]:
+    """This process's environment with the checkout first in PYTHONPATH (tfbert imported from it)."""
+    paths = [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+
+
 _shared: dict[int, Path] = {}   # this process's server folder, by pid (a forked child starts its own)
 
 
@@ -183,9 +189,8 @@ def shared_server() -> Path:
     process exits."""
     if os.getpid() not in _shared:
         folder = Path(tempfile.mkdtemp(prefix="tfbert-commands-"))
-        root = str(Path(__file__).resolve().parents[1])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-        server = subprocess.Popen([sys.executable, __file__, str(folder)], stdout=subprocess.PIPE, text=True, env=env)
+        server = subprocess.Popen([sys.executable, __file__, str(folder)], stdout=subprocess.PIPE, text=True,
+                                  env=checkout_environment())
         assert server.stdout.readline().strip() == "listening", "the tests' command server did not start"
         atexit.register(_stop, server, folder)
         _shared[os.getpid()] = folder

@@ -6,12 +6,11 @@ commands; a page whose Python sets `os.environ` (before TensorFlow is imported, 
 runs in a fresh interpreter instead, its commands still in the server. The folder holds what a reader would have
 downloaded, from the test assets: `all-MiniLM-L6-v2/` (a Hugging Face folder), `gpt2.tiktoken`, `spiece.model`
 (a SentencePiece unigram model) and `ko_corpus.txt` (the Korean constitution). Blocks marked
-`<!-- skip: reason -->` are skipped (`python tests/docs/guide_blocks.py` lists them).
+`<!-- skip: reason -->` are skipped and listed at the end of the run (`tests/conftest.py`).
 """
 
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,12 +25,6 @@ FOLDERS = {"all-MiniLM-L6-v2": "minilm/config.json"}
 FILES = {"gpt2.tiktoken": "bpe/gpt2.tiktoken", "spiece.model": "spm/botchan_en_unigram_1000.model",
          "ko_corpus.txt": "text/ko/constitution.txt"}
 RUNNABLE = [path for path in pages() if any(block.runs for block in blocks(path))]
-
-
-def _environment() -> dict[str, str]:
-    """This process's environment with the checkout first in PYTHONPATH."""
-    paths = [str(HERE.parents[1]), os.environ.get("PYTHONPATH")]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
 
 
 def _sets_the_environment(runnable: list[dict]) -> bool:
@@ -50,7 +43,7 @@ def test_page_code_blocks_run(page, tmp_path, assets):
     runnable = [dataclasses.asdict(block) for block in blocks(page) if block.runs]
     (tmp_path / ".blocks.json").write_text(json.dumps(runnable), encoding="utf-8")
     server = command_server.shared_server()
-    env = {**_environment(), **command_server.environment(server)}
+    env = {**command_server.checkout_environment(), **command_server.environment(server)}
     python = sys.executable if _sets_the_environment(runnable) else str(server / "python")
     result = subprocess.run([python, str(HERE / "run_page.py"), ".blocks.json"], cwd=tmp_path, env=env,
                             capture_output=True, text=True)

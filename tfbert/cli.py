@@ -29,6 +29,7 @@ import importlib
 import sys
 from typing import Sequence
 
+from tfbert.commands.backend_flag import select_backend
 from tfbert.commands.errors import CommandError, one_line
 from tfbert.commands.flag_types import check_flag_combinations
 from tfbert.interrupts import Interrupted, as_interrupted, received, signals_raise
@@ -72,6 +73,8 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
         check_flag_combinations(args)
+        if hasattr(args, "backend"):
+            select_backend(args, argv, exiting)
         with signals_raise(then_ignore=exiting):
             args.run(args)
     except (CommandError, OutputRefused, OSError) as error:   # OSError: a file the command could not read or write

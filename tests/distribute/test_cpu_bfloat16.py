@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from tfbert.distribute.cpu_bfloat16 import elementwise_clustering, runs_bfloat16_on_cpu, users_auto_jit_level
 from tfbert.training import train
-from tfbert.training.driver import resolve_jit_compile
+from tfbert.training.backends.tensorflow_devices import resolve_jit_compile
 from tfbert.xla_flags import CLUSTERING_FLAGS, SERVING_XLA_FLAGS, allow_fusible_clustering, clustering_is_allowed
 from training.toy_pretrainer import ToyPretrainer, toy_dataset_fn
 

@@ -14,7 +14,7 @@ import json, tempfile
 import keras, numpy as np
 from tfbert.distribute import per_replica_batch_size
 from tfbert.training import train
-from tfbert.training.driver import resolve_jit_compile
+from tfbert.training.backends.tensorflow_devices import resolve_jit_compile
 from toy_pretrainer import ToyPretrainer, toy_dataset_fn
 
 class StepLosses(keras.callbacks.Callback):

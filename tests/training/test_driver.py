@@ -11,7 +11,8 @@ import pytest
 import tensorflow as tf
 
 from tfbert.training import train
-from tfbert.training.driver import _fit_chunks, resolve_jit_compile
+from tfbert.training.backends.tensorflow_devices import resolve_jit_compile
+from tfbert.training.driver import _fit_chunks
 from tfbert.training.settings import CPU_XLA_MIN_STEPS
 
 from processes import start_python

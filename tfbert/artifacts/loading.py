@@ -11,29 +11,28 @@ from __future__ import annotations
 from pathlib import Path
 
 import keras
-import tensorflow as tf
+
+from tfbert.artifacts.checkpoints import newest_checkpoint, restore_model_weights
 
 RUN_CONFIG_FILE = "config.yaml"
 
 
 def newest_checkpoint_step(directory: str | Path) -> int | None:
-    """The step of the newest complete checkpoint in a run folder (`ckpt-STEP`: the run numbers checkpoints by
-    their global step), None where it has none."""
-    checkpoint = tf.train.latest_checkpoint(str(directory))
-    if checkpoint is None:
-        return None
-    number = checkpoint.rsplit("-", 1)[-1]
-    return int(number) if number.isdigit() else None
+    """The step of the newest complete checkpoint in a run folder (`ckpt-STEP`, either format: the run numbers
+    checkpoints by their global step), None where it has none."""
+    checkpoint = newest_checkpoint(directory)
+    return None if checkpoint is None else checkpoint.step
 
 
 def load_pretraining_run(directory: str | Path, family: str | None = None) -> keras.Model:
     """The pretraining model of the run in `directory` (the objectives its `config.yaml` records), restored
-    from its newest checkpoint; `FileNotFoundError` where it has none yet."""
+    from its newest checkpoint (either format, `tfbert.artifacts.checkpoints`); `FileNotFoundError` where it has
+    none yet."""
     from tfbert import architectures
     from tfbert.config import load_config
 
     directory = Path(directory)
-    checkpoint = tf.train.latest_checkpoint(str(directory))
+    checkpoint = newest_checkpoint(directory)
     if checkpoint is None:
         raise FileNotFoundError(f"{directory}: a pretraining run folder with no checkpoint (ckpt-*) to restore the "
                                 "heads from; train at least one checkpoint interval first")
@@ -41,5 +40,5 @@ def load_pretraining_run(directory: str | Path, family: str | None = None) -> ke
     spec = architectures.get(family or config.architecture)
     named = config.pretraining.objectives if config.pretraining else None
     model = spec.build_pretraining_model(config, spec.objectives_named(named) if named else None)
-    tf.train.Checkpoint(model=model).restore(checkpoint).expect_partial().assert_existing_objects_matched()
+    restore_model_weights(model, checkpoint)
     return model

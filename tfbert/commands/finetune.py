@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
+from tfbert.commands.backend_flag import add_backend_arguments
 from tfbert.commands.errors import CommandError
 from tfbert.commands.jit_flag import FINETUNE_AUTO_JIT, add_jit_compile_argument
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
@@ -254,7 +255,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--epochs", type=flag_types.positive_int, default=3)
     parser.add_argument("--batch-size", type=flag_types.positive_int, default=32)
     parser.add_argument("--learning-rate", type=flag_types.learning_rate, help="peak learning rate (default 2e-5)")
-    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
+    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"],
+                        help="TensorFlow backend: the tf.distribute strategy (auto: a TPU, else every GPU, else the CPU)")
+    add_backend_arguments(parser)
     parser.add_argument("--seed", type=flag_types.seed)
     add_precision_argument(parser)
     add_jit_compile_argument(parser, auto=FINETUNE_AUTO_JIT)

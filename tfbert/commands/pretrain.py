@@ -8,6 +8,7 @@ import os
 import sys
 
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
+from tfbert.commands.backend_flag import add_backend_arguments
 from tfbert.commands.errors import CommandError
 from tfbert.commands.jit_flag import add_jit_compile_argument
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
@@ -156,7 +157,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--model-dir", required=True, help="checkpoints, logs and the final encoder go here")
     parser.add_argument("--steps", required=True, type=flag_types.positive_int, help="total training steps")
     parser.add_argument("--batch-size", type=flag_types.positive_int, default=32, help="global batch size (default 32)")
-    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"])
+    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"],
+                        help="TensorFlow backend: the tf.distribute strategy (auto: a TPU, else every GPU, else the CPU)")
+    add_backend_arguments(parser)
     parser.add_argument("--sequence-length", type=flag_types.sequence_length, default=128)
     parser.add_argument("--max-predictions", type=flag_types.positive_int, default=20,
                         help="masked positions per sequence")

@@ -21,12 +21,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from tfbert.distribute.cpu_bfloat16 import elementwise_clustering
-from tfbert.distribute.precision import apply_precision, choose_precision
-from tfbert.distribute.strategy import resolve_strategy
+from tfbert.distribute.precision import apply_precision
 from tfbert.models.encoder import Encoder
 from tfbert.tasks.evaluation import Evaluator
 from tfbert.tasks.pretrained import load_pretrained_encoder, pretrained_hidden_size
+from tfbert.training.backends import training_devices
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
 from tfbert.training.progress import TrainingClock
@@ -135,7 +134,7 @@ def finetune(
     Args:
         model_fn: builds the task model on the pretrained encoder, e.g.
             `lambda encoder: SequenceClassifier(encoder, num_classes=2)`;
-            called inside `strategy.scope()`.
+            called inside the devices' scope (`strategy.scope()`, or the JAX backend's `keras.distribution`).
         pretrained: an `Encoder`, a `.keras` file, a pretraining output folder
             (`encoder.keras`) or a Hugging Face folder (`load_pretrained_encoder`).
         train_features, train_labels: NumPy inputs and labels of the task model
@@ -145,11 +144,12 @@ def finetune(
             whether higher (`"max"`) or lower is better.
         model_dir: `best.keras` and `best.json` (epoch and scores) go here.
         settings: a `tfbert.training.settings.TrainingSettings` (its fields also as keyword
-            arguments, which override it): `epochs`, `batch_size`, `strategy`, `seed`,
+            arguments, which override it): `epochs`, `batch_size`, `backend`, `strategy` (TensorFlow),
+            `mesh` (JAX), `seed`,
             `learning_rate` and `warmup_steps` or `warmup_fraction` (default: the `"finetune"` recipe, AdamW 2e-5
             with 10% warm-up and linear decay), `jit_compile` (XLA for the training step, worth
-            it on accelerators; None or `"auto"` is off: on CPUs compiling costs more than short
-            runs gain), `precision` (`"auto"`: bfloat16 where the hardware runs it faster for the
+            it on accelerators; None or `"auto"` is off on TensorFlow: on CPUs compiling costs more than
+            short runs gain; on JAX it is on unless False, the JAX step being an XLA program), `precision` (`"auto"`: bfloat16 where the hardware runs it faster for the
             pretrained encoder's width, see `tfbert.distribute.pick_precision`, set globally before the
             model is built) and `verbose` (None: 0).
         weight_decay, epsilon: override the recipe's decay 0.01 and epsilon 1e-6 (BERT's;
@@ -164,23 +164,23 @@ def finetune(
     """
     run = training_settings(settings, setting_changes)
     epochs, batch_size, seed = run.epochs, run.batch_size, run.seed
-    jit_compile = run.jit_compile not in (None, "auto") and bool(run.jit_compile)
     warmup_fraction = 0.1 if run.warmup_fraction is None else run.warmup_fraction
     if seed is not None:
         keras.utils.set_random_seed(seed)
-    strategy = resolve_strategy(run.strategy) if isinstance(run.strategy, str) else run.strategy
+    devices = training_devices(run)
+    jit_compile = devices.finetune_jit_compile(run.jit_compile)
     os.makedirs(model_dir, exist_ok=True)
     examples = len(next(iter(train_features.values())))
-    multi_replica = strategy.num_replicas_in_sync > 1
+    multi_replica = devices.replicas > 1
     steps_per_epoch = examples // batch_size if multi_replica else math.ceil(examples / batch_size)
     if steps_per_epoch == 0:
         raise ValueError(f"{examples} training examples do not fill one batch of {batch_size}")
     total_steps = epochs * steps_per_epoch
     warmup_steps = run.warmup_steps if run.warmup_steps is not None else int(warmup_fraction * total_steps)
     # A narrow encoder keeps float32 on a CPU (`auto_precision`), as `tfbert pretrain` does.
-    policy = choose_precision(strategy, run.precision, hidden_size=pretrained_hidden_size(pretrained))
+    policy = devices.precision(run.precision, hidden_size=pretrained_hidden_size(pretrained))
     apply_precision(policy)
-    with strategy.scope():
+    with devices.scope():
         encoder = load_pretrained_encoder(pretrained)
         width = max((values.shape[-1] for name, values in train_features.items() if name.endswith("token_ids")),
                     default=0)
@@ -192,12 +192,13 @@ def finetune(
         model.compile(optimizer=optimizer, jit_compile=jit_compile)
     keep_best = KeepBest(evaluate, monitor, str(Path(model_dir) / "best.keras"), mode)
     clock = TrainingClock()
-    with elementwise_clustering(policy, strategy, jit_compile):
+    with devices.fit_context(policy, jit_compile):
         model.fit(
             _dataset(train_features, train_labels, batch_size, seed, drop_remainder=multi_replica),
             epochs=epochs,
             # A non-finite loss or weight stops training before KeepBest saves that epoch.
-            callbacks=[StopOnNonFinite(lambda: keep_best.path if keep_best.best_epoch >= 0 else None),
+            callbacks=[*devices.fit_callbacks(),
+                       StopOnNonFinite(lambda: keep_best.path if keep_best.best_epoch >= 0 else None),
                        clock, keep_best, *(callbacks or [])],
             verbose=run.verbose or 0,
             shuffle=False,  # the dataset shuffles itself

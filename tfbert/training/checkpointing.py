@@ -1,4 +1,8 @@
-"""Resumable training state: model + optimizer + step, written with `tf.train.CheckpointManager`.
+"""Resumable training state: model + optimizer + step, in the two formats of `tfbert.artifacts.checkpoints`.
+
+`TrainingCheckpoint` (the TensorFlow trainer's) writes TensorFlow's checkpoints with `tf.train.CheckpointManager`;
+`KerasWeightsCheckpoint` (the JAX trainer's) writes Keras weights files, which any backend reads. Each restores
+the newest checkpoint of the folder, so a run can move between the backends.
 
 Why not `keras.callbacks.BackupAndRestore`: it keeps a single backup that is
 overwritten in place and is deleted when training ends, while we want the
@@ -22,7 +26,9 @@ import shutil
 import keras
 import tensorflow as tf
 
+from tfbert.artifacts.checkpoints import keras_checkpoint_name, keras_checkpoints, newest_checkpoint
 from tfbert.interrupts import deferred
+from tfbert.outputs import is_remote, temporary_name
 
 
 def is_chief(strategy: tf.distribute.Strategy) -> bool:
@@ -77,6 +83,7 @@ class TrainingCheckpoint:
         )
         with strategy.scope():
             self.step = tf.Variable(0, dtype=tf.int64, trainable=False, name="global_step")
+        self.model = model
         self.checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer, step=self.step)
         self.manager = tf.train.CheckpointManager(
             self.checkpoint, self.write_directory, max_to_keep=max_to_keep, checkpoint_name="ckpt"
@@ -84,15 +91,21 @@ class TrainingCheckpoint:
 
     @property
     def latest(self) -> str | None:
-        """Path prefix of the newest complete checkpoint in `directory`, if any."""
-        return tf.train.latest_checkpoint(self.directory)
+        """Path of the newest complete checkpoint in `directory` (either format), if any."""
+        newest = newest_checkpoint(self.directory)
+        return None if newest is None else newest.path
 
     def restore(self) -> int:
-        """Load the newest checkpoint (if any) and return its global step (0 if none)."""
-        latest = self.latest
-        if latest is None:
+        """Load the newest checkpoint (if any; a JAX run's Keras weights file too) and return its global step
+        (0 if none)."""
+        newest = newest_checkpoint(self.directory)
+        if newest is None:
             return 0
-        self.checkpoint.restore(latest).assert_existing_objects_matched()
+        if newest.format == "keras":
+            self.model.load_weights(newest.path)   # model and optimizer variables
+            self.step.assign(newest.step)
+            return newest.step
+        self.checkpoint.restore(newest.path).assert_existing_objects_matched()
         return int(self.step.numpy())
 
     def save(self, step: int) -> str:
@@ -141,3 +154,59 @@ class CheckpointEveryEpoch(keras.callbacks.Callback):
         done_epochs = epoch - self._first_epoch + 1
         with deferred():   # Ctrl-C or SIGTERM during the write: after it, so the checkpoint is whole
             self.state.save(self.first_step + done_epochs * self.steps_per_epoch)
+
+
+class KerasWeightsCheckpoint:
+    """Save and restore model and optimizer as Keras weights files, `directory/ckpt-STEP.weights.h5` (any backend).
+
+    The JAX trainer's checkpoints. Each file is written under a temporary name and renamed, so a kill leaves
+    no half-written checkpoint under a final name; the `max_to_keep` newest are kept. Only the `chief`
+    process writes (the variables it saves are the whole model's: replicated, or gathered from their shards).
+
+    Example:
+        >>> import keras, tempfile
+        >>> model = keras.Sequential([keras.layers.Dense(1)]); model.build((None, 2))
+        >>> model.compile(optimizer="adamw"); model.optimizer.build(model.trainable_variables)
+        >>> state = KerasWeightsCheckpoint(tempfile.mkdtemp(), model)
+        >>> state.save(10).endswith("ckpt-10.weights.h5"), state.restore()
+        (True, 10)
+    """
+
+    def __init__(self, directory: str, model: keras.Model, *, max_to_keep: int = 3, chief: bool = True):
+        self.directory, self.model, self.max_to_keep, self.chief = directory.rstrip("/"), model, max_to_keep, chief
+
+    @property
+    def latest(self) -> str | None:
+        """Path of the newest complete checkpoint in `directory` (either format), if any."""
+        newest = newest_checkpoint(self.directory)
+        return None if newest is None else newest.path
+
+    def restore(self) -> int:
+        """Load the newest Keras checkpoint (if any) into the model and its optimizer; return its step (0 if none).
+
+        A newer TensorFlow checkpoint is refused: only TensorFlow reads it."""
+        newest = newest_checkpoint(self.directory)
+        if newest is None:
+            return 0
+        if newest.format != "keras":
+            raise ValueError(f"{self.directory} was last trained by the TensorFlow backend ({newest.path}), whose "
+                             "checkpoints only TensorFlow reads: resume it with --backend tensorflow, or start a new "
+                             f"run with --init-from {self.directory}, which takes its encoder")
+        self.model.load_weights(newest.path)
+        return newest.step
+
+    def save(self, step: int) -> str:
+        """Write the checkpoint of `step` (chief only) and drop the oldest beyond `max_to_keep`; return its path."""
+        path = f"{self.directory}/{keras_checkpoint_name(step)}"
+        if not self.chief:
+            return path
+        if is_remote(path):
+            self.model.save_weights(path)   # a bucket's object appears whole when its upload completes
+        else:
+            os.makedirs(self.directory, exist_ok=True)
+            partial = temporary_name(path)
+            self.model.save_weights(partial)
+            os.replace(partial, path)
+        for old in keras_checkpoints(self.directory)[:-self.max_to_keep]:
+            tf.io.gfile.remove(old.path)
+        return path

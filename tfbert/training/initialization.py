@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import keras
-import tensorflow as tf
 
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
+from tfbert.artifacts.checkpoints import newest_checkpoint, restore_model_weights
 from tfbert.config import EncoderConfig, ModelConfig, load_config
 from tfbert.models.encoder import Encoder
 from tfbert.models.resize import grow_rows
@@ -132,9 +132,17 @@ def _keras_source(artifact, kind: str) -> InitSource:
 
 
 def _run_source(folder: Path) -> InitSource:
-    """A `tfbert pretrain` run folder: its newest checkpoint (heads included), else `encoder/encoder.keras`."""
+    """A `tfbert pretrain` run folder: its newest checkpoint (heads included), else `encoder/encoder.keras`.
+
+    A TensorFlow-format checkpoint read on another backend also falls back to the encoder file (only TensorFlow
+    reads its checkpoints; the run's heads start fresh, which is logged)."""
     config = load_config(folder / "config.yaml")
-    checkpoint = tf.train.latest_checkpoint(str(folder))
+    checkpoint = newest_checkpoint(folder)
+    if checkpoint is not None and checkpoint.format == "tensorflow" and keras.backend.backend() != "tensorflow":
+        logger.info("--init-from %s: its checkpoint %s is TensorFlow's, which the %s backend cannot read; "
+                    "starting from its encoder/encoder.keras (the heads start fresh)", folder, checkpoint.path,
+                    keras.backend.backend())
+        checkpoint = None
     if checkpoint is None:
         encoder_file = folder / "encoder" / "encoder.keras"
         if not encoder_file.is_file():
@@ -149,7 +157,7 @@ def _run_source(folder: Path) -> InitSource:
         spec = architectures.get(config.architecture)
         named = config.pretraining.objectives if config.pretraining else None
         model = spec.build_pretraining_model(config, spec.objectives_named(named) if named else None)
-        tf.train.Checkpoint(model=model).restore(checkpoint).expect_partial().assert_existing_objects_matched()
+        restore_model_weights(model, checkpoint)
         return model
     return InitSource(folder, "run", config, _tokenizer_beside(folder), build)
 

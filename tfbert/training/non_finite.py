@@ -31,6 +31,7 @@ import math
 from typing import Callable
 
 import keras
+import numpy as np
 
 ADVICE = "lower the learning rate (--learning-rate) or check the data for extreme values"
 
@@ -44,8 +45,11 @@ def _describe(value: float) -> str:
 
 
 def weights_are_finite(model: keras.Model) -> bool:
-    """Whether every trainable weight of `model` is finite (no NaN, no infinity)."""
-    return all(bool(keras.ops.all(keras.ops.isfinite(weight))) for weight in model.trainable_weights)
+    """Whether every trainable weight of `model` is finite (no NaN, no infinity).
+
+    Checked on the host in NumPy: on JAX each `keras.ops` call on a weight of a new shape compiles a program of
+    its own, which made the first check of a run cost seconds."""
+    return all(np.isfinite(keras.ops.convert_to_numpy(weight)).all() for weight in model.trainable_weights)
 
 
 class StopOnNonFinite(keras.callbacks.Callback):

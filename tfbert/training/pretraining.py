@@ -37,10 +37,11 @@ import tensorflow as tf
 
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
+from tfbert.artifacts.checkpoints import newest_checkpoint
 from tfbert.config import ModelConfig, PretrainingDefaults, load_config, read_config_mapping, save_config
 from tfbert.data import (line_by_line_dataset, pretraining_dataset, text_line_documents, tfds_documents,
                          tfrecord_documents)
-from tfbert.distribute import resolve_strategy, shard_for_input_pipeline
+from tfbert.distribute import shard_for_input_pipeline
 from tfbert.data.input_checks import check_text_files
 from tfbert.data.masking import mask_dataset
 from tfbert.data.preprocessor import MaskingSettings, Preprocessor
@@ -383,7 +384,6 @@ def pretrain(
     recipe_name, learning_rate, warmup_steps = optimizer_settings(config, steps, optimizer_recipe,
                                                                   run.learning_rate, warmup_steps)
     pieces = added_token_pieces(source, tokenizer) if source is not None else {}
-    strategy = resolve_strategy(run.strategy) if isinstance(run.strategy, str) else run.strategy
     spec = architecture_of(config)
     names = objectives if objectives is not None else (config.pretraining and config.pretraining.objectives)
     objectives, dataset_fn = EXAMPLE_PIPELINES[spec.examples.source](
@@ -396,13 +396,13 @@ def pretrain(
 
     def model_fn() -> keras.Model:
         model = spec.build_pretraining_model(config, objectives, seed=seed)
-        if source is not None and tf.train.latest_checkpoint(model_dir) is None:
+        if source is not None and newest_checkpoint(model_dir) is None:
             initialize_from(model, source, pieces)
         return model
 
     save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions, init_from=init_from)
-    model = train(model_fn, dataset_fn, model_dir=model_dir, settings=run.with_changes(strategy=strategy),
-                  optimizer_fn=optimizer_fn, callbacks=callbacks, hidden_size=config.encoder.hidden_size)
+    model = train(model_fn, dataset_fn, model_dir=model_dir, settings=run,
+                  optimizer_fn=optimizer_fn, callbacks=callbacks, hidden_size=config.encoder.hidden_size, family=spec)
     record_run_step(model_dir)
     return model
 

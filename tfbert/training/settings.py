@@ -14,7 +14,7 @@ Example:
     >>> settings.with_changes(epoch=2)
     Traceback (most recent call last):
     ...
-    TypeError: unknown training setting 'epoch'; the settings are steps, epochs, batch_size, learning_rate, warmup_steps, warmup_fraction, seed, strategy, precision, jit_compile, checkpoint_every, steps_per_execution, log_every, verbose
+    TypeError: unknown training setting 'epoch'; the settings are steps, epochs, batch_size, learning_rate, warmup_steps, warmup_fraction, seed, backend, strategy, mesh, precision, jit_compile, checkpoint_every, steps_per_execution, log_every, verbose
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from typing import Any
 # more over 2 steps and saves 0.12 s a step for bert_small (even at ~22 steps), 2.7 s and 0.02 s for
 # bert_tiny (even at ~120); benchmarks/short_runs.py, results/short-runs.md.
 CPU_XLA_MIN_STEPS = 50
+
+BACKENDS = ("auto", "tensorflow", "jax")
 
 # Older keyword names of fields, still accepted.
 ALIASES = {"global_batch_size": "batch_size"}
@@ -45,7 +47,12 @@ class TrainingSettings:
         warmup_steps: steps of linear warm-up; None uses `warmup_fraction`, else the recipe's.
         warmup_fraction: warm-up as a fraction of all steps; None: the recipe's (fine-tuning: 0.1).
         seed: seeds Python, NumPy and TensorFlow; None leaves them unseeded.
-        strategy: a `tf.distribute.Strategy` or a `tfbert.distribute.resolve_strategy` kind.
+        backend: the trainer: `tensorflow` (`tf.distribute`), `jax` (Keras' JAX trainer under
+            `keras.distribution`) or `auto` (`tfbert.accelerators.resolve_backend`: `KERAS_BACKEND` where set, JAX
+            where only JAX sees the accelerator, else TensorFlow).
+        strategy: a `tf.distribute.Strategy` or a `tfbert.distribute.resolve_strategy` kind (TensorFlow backend).
+        mesh: the JAX backend's device mesh, `"DATAxMODEL"` (`"2x4"`: 2-way data, 4-way model parallel with the
+            family's layout); None: data parallel over every device.
         precision: `auto` (see `tfbert.distribute.pick_precision`), `fp32`, `bf16` or a Keras policy name.
         jit_compile: XLA for the training step: True, False or `auto`; None: the loop's own
             default (`auto` when pretraining, which on a CPU compiles runs of `CPU_XLA_MIN_STEPS`
@@ -65,7 +72,9 @@ class TrainingSettings:
     warmup_steps: int | None = None
     warmup_fraction: float | None = None
     seed: int | None = None
+    backend: str = "auto"
     strategy: Any = "auto"
+    mesh: str | None = None
     precision: str = "auto"
     jit_compile: bool | str | None = None
     checkpoint_every: int = 1000
@@ -77,6 +86,8 @@ class TrainingSettings:
         if self.jit_compile not in (None, True, False, "auto"):
             raise ValueError(f"jit_compile={self.jit_compile!r}: give True, False or 'auto' (None: the training "
                              "loop's own default)")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend={self.backend!r}: give one of {', '.join(BACKENDS)}")
 
     def with_changes(self, **changes: Any) -> TrainingSettings:
         """A copy with `changes` (field names, or their `ALIASES`) applied."""
@@ -94,7 +105,7 @@ class TrainingSettings:
 
         Example:
             >>> TrainingSettings.from_flags(argparse.Namespace(steps=20, batch_size=8, seed=None, data="x"))
-            TrainingSettings(steps=20, epochs=3, batch_size=8, learning_rate=None, warmup_steps=None, warmup_fraction=None, seed=None, strategy='auto', precision='auto', jit_compile=None, checkpoint_every=1000, steps_per_execution=1, log_every=100, verbose=None)
+            TrainingSettings(steps=20, epochs=3, batch_size=8, learning_rate=None, warmup_steps=None, warmup_fraction=None, seed=None, backend='auto', strategy='auto', mesh=None, precision='auto', jit_compile=None, checkpoint_every=1000, steps_per_execution=1, log_every=100, verbose=None)
         """
         given = {field.name: getattr(args, field.name) for field in dataclasses.fields(cls)
                  if getattr(args, field.name, None) is not None}

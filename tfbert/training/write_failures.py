@@ -14,6 +14,8 @@ import errno
 
 import tensorflow as tf
 
+from tfbert.artifacts.checkpoints import Checkpoint, newest_checkpoint
+
 PERMISSION_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
 # TensorFlow's ResourceExhaustedError also means "out of memory"; only these texts mean a full disk.
 DISK_FULL_TEXTS = ("no space left", "disk quota exceeded", "not enough space")
@@ -30,20 +32,24 @@ def _is_disk_full(error: BaseException) -> bool:
         any(text in str(error).lower() for text in DISK_FULL_TEXTS)
 
 
-def last_complete_checkpoint(model_dir: str) -> str | None:
-    """The path prefix of the newest complete checkpoint in `model_dir`, if any."""
+def _newest(model_dir: str) -> Checkpoint | None:
     try:
-        return tf.train.latest_checkpoint(model_dir)
+        return newest_checkpoint(model_dir)
     except (tf.errors.OpError, ValueError):
         return None
 
 
+def last_complete_checkpoint(model_dir: str) -> str | None:
+    """The path of the newest complete checkpoint in `model_dir` (either format), if any."""
+    checkpoint = _newest(model_dir)
+    return None if checkpoint is None else checkpoint.path
+
+
 def _resume_advice(model_dir: str, fix: str = "free space") -> str:
-    latest = last_complete_checkpoint(model_dir)
+    latest = _newest(model_dir)
     if latest is None:
         return f"there is no complete checkpoint yet: {fix} and rerun the same command"
-    step = latest.rsplit("-", 1)[-1]
-    return (f"the last complete checkpoint is {latest} (step {step}): {fix} and rerun the same command to "
+    return (f"the last complete checkpoint is {latest.path} (step {latest.step}): {fix} and rerun the same command to "
             "resume from it")
 
 

@@ -2,7 +2,8 @@
 
 Each notebook is executed by `nbclient` in a fresh python3 kernel of the interpreter running the
 tests, with `TFBERT_SMOKE=1` (a tiny model, a few steps, local data: the bundled corpus and the
-test assets), in a temporary working directory, importing tfbert from this checkout. A failing
+test assets), in a temporary working directory, importing tfbert from this checkout; the TPU notebook
+on Keras' JAX backend (`TFBERT_BACKEND=jax`), the route it takes on a TPU runtime. A failing
 cell fails the test with its source and error.
 """
 
@@ -20,10 +21,12 @@ from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).parents[1]
 NOTEBOOKS = sorted((ROOT / "colab").glob("*.ipynb"))
+# The TPU notebook takes the JAX route on a TPU runtime; its CPU smoke path runs on JAX here too.
+BACKENDS = {"pretrain_albert_tpu": "jax"}
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 # What each notebook prints when its last steps ran.
 EXPECTED = {
-    "pretrain_albert_tpu": ["SMOKE run", "step 10/10", "held-out MLM accuracy", "encoder/encoder.keras"],
+    "pretrain_albert_tpu": ["backend: jax", "SMOKE run", "step 10/10", "held-out MLM accuracy", "encoder/encoder.keras"],
     "finetune_glue_export": ["SMOKE run", "best epoch", ": accuracy", "exported saved_models/sst2/1", "serving_default"],
     "convert_huggingface_export": ["SMOKE run", "22,713,216 parameters", "closest:", "largest difference from transformers"],
 }
@@ -64,6 +67,7 @@ def test_notebook_runs_in_its_smoke_setting(path, python3_kernel, tmp_path, monk
     monkeypatch.setenv("TFBERT_SMOKE", "1")
     monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "2")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TFBERT_BACKEND", BACKENDS.get(path.stem, "tensorflow"))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     workdir = tmp_path / "work"
     workdir.mkdir()

@@ -90,6 +90,8 @@ class JaxDevices:
     def __init__(self, distribution: keras.distribution.Distribution, mesh: str | None = None):
         self.distribution = distribution
         self.distribution.auto_shard_dataset = False   # each process reads its own shard (`input_context`)
+        # The process's distribution from now on, so that `evaluate` and `predict` after training use the mesh too.
+        keras.distribution.set_distribution(distribution)
         self.mesh = mesh
         self.platform = jax.devices()[0].platform
         self.replicas = jax.device_count()

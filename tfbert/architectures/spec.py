@@ -184,6 +184,11 @@ class ArchitectureSpec:
             spec of the config it is given (`tfbert.models.family`).
         export_tasks: serving tasks its pretraining model exports as (`fill_mask`);
             encoders and task models export for every family.
+        package: the family's Python package (`__package__` in its `spec.py`); its shipped
+            configs are `<package>/configs/*.yaml` (`tfbert configs`, `load_config(name)`).
+        keras_classes: every Keras class the family registers, as `"module:Class"`: `import tfbert`
+            lets `keras.models.load_model` find them before their module is imported, and
+            `tfbert.models` exports them (`tfbert.models.ElectraPretrainingModel`).
         formats: checkpoint formats by name (`huggingface`; `tf1`, `keras_hub`).
 
     Example:
@@ -209,9 +214,14 @@ class ArchitectureSpec:
     lm_head: str = "transform"
     optimizer: str = "bert"
     export_tasks: tuple[str, ...] = ()
+    package: str = ""
+    keras_classes: tuple[str, ...] = ()
     formats: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        unnamed = [name for name in self.keras_classes if not all(name.partition(":")[::2])]
+        if unnamed:
+            raise ValueError(f"architecture {self.name!r}: keras_classes {unnamed[0]!r} is not \"module:Class\"")
         if self.tokenizer not in TOKENIZER_KINDS:
             raise ValueError(f"architecture {self.name!r}: tokenizer {self.tokenizer!r} is not one of "
                              f"{', '.join(TOKENIZER_KINDS)}")

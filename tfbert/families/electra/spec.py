@@ -27,6 +27,8 @@ SPEC = ArchitectureSpec(
     # Consecutive segments (90% split in two at a sentence boundary), token masking.
     examples=ExampleRecipe("electra_segments"),
     pretraining_model="tfbert.families.electra.models:build_electra_pretraining_model",
+    package=__package__,
+    keras_classes=("tfbert.families.electra.models:ElectraPretrainingModel",),
     optimizer="electra",
     formats={"huggingface": formats.HUGGINGFACE, "tf1": formats.TF1, "keras_hub": formats.KERAS_HUB},
 )

@@ -42,8 +42,7 @@ Example:
     'bert'
 """
 
-from tfbert._lazy import by_module, lazy_exports
-from tfbert.models import family_exports
+from tfbert._lazy import by_module, family_exports, lazy_exports
 from tfbert.keras_classes import register_on_keras_import
 from tfbert.xla_flags import allow_fusible_clustering
 

@@ -39,6 +39,14 @@ def by_module(names_of: Mapping[str, Sequence[str]]) -> dict[str, str]:
     return {name: module for module, names in names_of.items() for name in names}
 
 
+def family_exports() -> dict[str, str]:
+    """The registered families' Keras classes as exports, `{name: "module:Class"}` (their specs' `keras_classes`),
+    for `tfbert` and `tfbert.models`: the specs list them, no package does."""
+    from tfbert import architectures   # on first use: `import tfbert` reads no spec
+
+    return architectures.family_classes()
+
+
 def lazy_exports(package: str, exports: Mapping[str, str],
                  more: Callable[[], Mapping[str, str]] | None = None) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """`__getattr__` and `__dir__` for `package`: attribute `name` comes from module `exports[name]`.

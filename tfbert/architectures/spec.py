@@ -123,6 +123,9 @@ class HuggingFaceFormat:
             reverse of `head_objectives`.
         pretraining_checkpoints: `(pretraining_model) -> {subfolder: (encoder config, class, assignments)}`
             where one pretraining model is several checkpoints (ELECTRA's generator and discriminator).
+        tokenizer_files: the family's own Hugging Face tokenizer files, `{file name: "module:function"}`, where
+            `function(folder, settings)` gives the tokenizer of a folder holding that file (DeBERTa's
+            `spm.model`); `tfbert.text.huggingface_folders` tries them after the files every family shares.
     """
 
     model_type: str
@@ -143,6 +146,7 @@ class HuggingFaceFormat:
     pretraining_checkpoints: Callable[[Any], Mapping[str, tuple["EncoderConfig", str, Iterable[Assignment]]]] | None = None
     head_config: Callable[[Any], Mapping[str, Any]] | None = None
     class_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    tokenizer_files: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def class_name(self, suffix: str) -> str:
         """The `transformers` class `class_prefix` + `suffix` (`ForTokenClassification`), or the family's own."""

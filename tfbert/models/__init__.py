@@ -8,15 +8,7 @@ Example:
     'tfbert.families.electra.models'
 """
 
-from tfbert._lazy import by_module, lazy_exports
-
-
-def family_exports() -> dict[str, str]:
-    """The registered families' Keras classes, `{name: "module:Class"}`: from the specs, not a list here."""
-    from tfbert import architectures   # on first use: importing this package reads no spec
-
-    return architectures.family_classes()
-
+from tfbert._lazy import by_module, family_exports, lazy_exports
 
 _EXPORTS = by_module({
     "tfbert.models.encoder": ["Encoder", "build_encoder"],

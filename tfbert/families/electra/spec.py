@@ -2,7 +2,8 @@
 
 A config holds the discriminator (`encoder`) and the generator (`generator`), which share the
 embedding layer (`tfbert.families.electra.models`). Hugging Face stores them as two checkpoints
-(`HuggingFaceFormat.pretraining_checkpoints`), loaded together by `tfbert.convert.load_electra`.
+(`HuggingFaceFormat.pretraining_checkpoints`), read together by
+`tfbert.families.electra.checkpoints.load_electra`.
 
 Example:
     >>> SPEC.generator, SPEC.generator_embeddings

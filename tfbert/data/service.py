@@ -174,8 +174,8 @@ def wait_for_service(address: str, wait_s: float | None = None, worker_wait_s: f
         tfbert.data.service.DataServiceError: the tf.data service at grpc://localhost:... gave no data within 1 s: ...
     """
     address = check_address(address)
-    started = time.monotonic()
     reach_dispatcher(address, wait_s)
+    started = time.monotonic()
     worker_wait_s = WORKER_WAIT_S if worker_wait_s is None else worker_wait_s
     found: list = []
     probe = threading.Thread(target=_first_element, args=(address, found), daemon=True, name="tfbert-service-probe")

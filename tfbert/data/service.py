@@ -109,7 +109,11 @@ def run_job_name(model_dir: str) -> str:
     run (a new folder, `--overwrite`, or one that never reached a checkpoint) records a new one.
 
     Example:
-        >>> run_job_name("runs/a") == run_job_name("runs/a")   # once runs/a has a checkpoint
+        >>> first = run_job_name("runs/new")
+        >>> run_job_name("runs/new") == first   # no checkpoint yet: a new job
+        False
+        >>> open("runs/new/checkpoint", "w").close()   # as its first checkpoint writes it
+        >>> run_job_name("runs/new") == run_job_name("runs/new")   # the run is resumed in its job
         True
     """
     folder = model_dir.rstrip("/")
@@ -172,6 +176,7 @@ def wait_for_service(address: str, wait_s: float | None = None, worker_wait_s: f
         >>> wait_for_service(dispatcher.target, worker_wait_s=1)
         Traceback (most recent call last):
         tfbert.data.service.DataServiceError: the tf.data service at grpc://localhost:... gave no data within 1 s: ...
+        >>> dispatcher.stop()
     """
     address = check_address(address)
     reach_dispatcher(address, wait_s)

@@ -77,7 +77,8 @@ def test_a_run_keeps_its_job_once_it_has_a_checkpoint_and_a_new_run_takes_a_new_
 def test_a_missing_dispatcher_is_named_within_the_stated_time_in_one_line():
     address = f"localhost:{free_port()}"
     for call in (lambda: wait_for_service(address, wait_s=1),
-                 lambda: distributed(tf.data.Dataset.range(2), address, wait_s=1)):
+                 lambda: distributed(tf.data.Dataset.range(2), address, wait_s=1),
+                 lambda: start_worker(address, wait_s=1)):   # a worker's start too (it retried for ever, silently)
         start = time.monotonic()
         with pytest.raises(DataServiceError) as refused:
             call()

@@ -366,8 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"dispatcher at {server.target} (port {args.port} on every interface)", flush=True)
             else:
                 server = start_worker(args.dispatcher, args.port, args.address)
-                print(f"worker on port {args.port} (every interface), serving {check_address(args.dispatcher)}",
-                      flush=True)
+                where = f"port {args.port}" if args.port else "a free port"
+                print(f"worker on {where} (every interface), serving {check_address(args.dispatcher)}", flush=True)
             try:
                 while True:   # not server.join(), which waits in C++ where no signal reaches Python
                     time.sleep(0.5)

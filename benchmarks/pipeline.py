@@ -3,7 +3,7 @@
 Both pipelines read the same real paragraphs (Wikipedia sample, Lee news documents, Botchan),
 tokenize with the MiniLM uncased WordPiece vocabulary, pack to 128 tokens (`[CLS] text [SEP]`),
 mask 15% (80/10/10, at most 20 predictions) and batch, all inside `tf.data` with the same
-options. The measuring code is `benchmarks.lab.pipeline` (`tfbert benchmark pipeline`
+options. The measuring code is `benchmarks.lab.pipeline` (`python -m benchmarks pipeline`
 runs it too and records the result).
 
     python benchmarks/pipeline.py [--batch-size 256] [--seconds 20]

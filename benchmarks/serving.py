@@ -10,7 +10,7 @@ Both sides compute all-MiniLM-L6-v2 sentence embeddings (mean pooling) with the 
 Batch 1 gives p50 / p99 latency over `--requests` calls; batch 64 gives sentences per second over
 `--seconds`. Texts are Botchan lines (the test assets).
 
-The measuring code is `benchmarks.lab.serving` (`tfbert benchmark serve` runs it too).
+The measuring code is `benchmarks.lab.serving` (`python -m benchmarks serve` runs it too).
 
     python benchmarks/serving.py [--requests 200] [--seconds 15]
 """

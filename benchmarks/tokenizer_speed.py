@@ -16,7 +16,7 @@ Beside MB/s (wall clock) each row gives MB per CPU-second of this process (stead
 machine; Python peers with threads use more than one core). `--latency N` adds a table of
 batch-1 latency: N single strings (every k-th corpus line), each a batch of one, contenders
 taking turns string by string; median and p99 in milliseconds. The measuring code (the
-contenders, the timing) is `benchmarks.lab.tokenization`; `tfbert benchmark tokenize` runs it
+contenders, the timing) is `benchmarks.lab.tokenization`; `python -m benchmarks tokenize` runs it
 too and records the result. `--shards` measures instead tfbert's tokenizers with each batch cut
 into that many shards (`Tokenizer.shards`, run side by side on the cores), alternating in one process.
 `--eager` measures instead tfbert's tokenizers called eagerly, batch after batch, keeping their traced shard

@@ -16,7 +16,7 @@ per second (median of the timed steps), tfbert's ratios, and each framework's
 share of this machine's matmul peak: the step's matmul FLOPs (counted from the
 config: forward, times 3 for the backward pass) per second, over the FLOP/s of
 one large XLA-compiled float32 matmul measured in the same run. The measuring code is
-`benchmarks.lab.training` (`tfbert benchmark train` runs it too and records the result).
+`benchmarks.lab.training` (`python -m benchmarks train` runs it too and records the result).
 """
 
 from __future__ import annotations

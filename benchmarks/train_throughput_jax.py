@@ -14,7 +14,7 @@ back every step, so each step is finished before the next is timed) and the shar
 measured matmul peak: the step's matmul FLOPs counted from the config (`matmul_flops`, forward
 x 3) per second, over the FLOP/s of the best of 20 runs of one XLA-compiled square matmul in
 the compute precision (`--peak-size`). The measuring code is `benchmarks.lab.training_jax`
-(`tfbert benchmark train` runs it too where JAX is installed).
+(`python -m benchmarks train` runs it too where JAX is installed).
 """
 
 from __future__ import annotations

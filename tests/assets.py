@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 from typing import Callable
 
-# The cache folder and its readers live in the checkout's benchmark lab, where `tfbert benchmark` finds them too.
+# The cache folder and its readers live in the checkout's benchmark lab, where `python -m benchmarks` finds them too.
 sys.path.append(str(Path(__file__).resolve().parents[1]))
 from benchmarks.lab.assets import ASSET_ROOT, MissingAssetError, asset, wikipedia_text_lines  # noqa: E402,F401
 

@@ -1,10 +1,15 @@
-"""`tfbert benchmark`: the tables it runs beside the installed peers, and the section it records."""
+"""`python -m benchmarks`: the tables it runs beside the installed peers, and the section it records; the installed
+`tfbert` has no benchmark command (docs/benchmarks.md says why)."""
 
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from tfbert.cli import main
+from benchmarks.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -21,15 +26,15 @@ def test_tokenize_quick_appends_a_labelled_section_with_a_row_per_present_peer(w
     results = tmp_path / "RESULTS.md"
     results.write_text("# Benchmarks\n\nearlier runs\n")
 
-    assert main(["benchmark", "tokenize", "--quick", "--only", "WordPiece", "--results", str(results)]) == 0
+    assert main(["tokenize", "--quick", "--only", "WordPiece", "--results", str(results)]) == 0
 
     text = results.read_text()
-    before, section = text.split("\n\n## `tfbert benchmark` run, ")
+    before, section = text.split("\n\n## `python -m benchmarks` run, ")
     assert before == "# Benchmarks\n\nearlier runs"
     assert "Machine: " in section and " cores, bfloat16 instructions: " in section
     assert "Load average (1, 5, 15 min): " in section and " before, " in section and " after." in section
     assert "not installed: keras-hub" in section
-    assert f"Command: `tfbert benchmark tokenize --quick --only WordPiece --results {results}`" in section
+    assert f"Command: `python -m benchmarks tokenize --quick --only WordPiece --results {results}`" in section
     throughput, latency = section.split("### Tokenization, batch-1 latency")
     present = ["HF tokenizers encode_batch", "tfbert WordPieceTokenizer"]
     rows = table_rows(throughput, "WordPiece")
@@ -43,7 +48,7 @@ def test_tokenize_quick_appends_a_labelled_section_with_a_row_per_present_peer(w
 def test_pipeline_quick_with_no_record_prints_and_writes_nothing(without_keras_hub, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
-    assert main(["benchmark", "pipeline", "--quick", "--no-record"]) == 0
+    assert main(["pipeline", "--quick", "--no-record"]) == 0
 
     out = capsys.readouterr().out
     (row,) = table_rows(out, "tfbert.data")
@@ -52,19 +57,19 @@ def test_pipeline_quick_with_no_record_prints_and_writes_nothing(without_keras_h
     assert list(tmp_path.iterdir()) == []
 
 
-def test_results_in_a_missing_folder_is_refused_before_measuring(tmp_path, capsys):
-    assert main(["benchmark", "tokenize", "--quick", "--results", str(tmp_path / "no" / "RESULTS.md")]) == 2
-    assert "pass --results PATH or --no-record" in capsys.readouterr().err
-
-
-def test_outside_a_checkout_the_missing_lab_is_named_with_what_to_do(tmp_path, monkeypatch, capsys):
-    from tfbert.commands import benchmark
-
-    monkeypatch.setattr(benchmark, "checkout", lambda: tmp_path)
-
-    assert main(["benchmark", "tokenize", "--quick", "--no-record"]) == 2
+def test_results_in_a_missing_folder_is_refused_in_one_line_before_measuring(tmp_path, capsys):
+    assert main(["tokenize", "--quick", "--results", str(tmp_path / "no" / "RESULTS.md")]) == 2
     error = capsys.readouterr().err
-    assert "the benchmark lab is not installed with tfbert" in error and "pip install -e '.[bench]'" in error
+    assert error.count("\n") == 1 and error.startswith("python -m benchmarks: error: cannot record in ")
+    assert "pass --results PATH or --no-record" in error
+
+
+def test_it_runs_as_a_module_of_the_clone_and_tfbert_has_no_benchmark_command():
+    from tfbert.cli import COMMANDS
+
+    assert "benchmark" not in COMMANDS
+    shown = subprocess.run([sys.executable, "-m", "benchmarks", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: python -m benchmarks ")
 
 
 def test_shard_table_gives_a_row_per_shard_count_with_its_speed_over_one_shard():

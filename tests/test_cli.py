@@ -20,7 +20,6 @@ HELP = {
     "evaluate": ["sts", "--data", "--cross-encoder", "--json", "Pearson", "Spearman", "SavedModel"],
     "distill": ["--teacher", "--student", "--parallel", "--eval", "--model-dir", "translation", "--max-length"],
     "augment": ["--cross-encoder", "--sentences", "--pairs", "bm25", "embedding-neighbours", "--output", "--bi-encoder"],
-    "benchmark": ["tokenize", "pipeline", "all", "--quick", "--results", "--no-record", "RESULTS.md", "skipped"],
     "convert": ["huggingface", "tf1", "keras-hub", "--output", "--heads", "--cased", "--uncased", "tokenizer/"],
 }
 

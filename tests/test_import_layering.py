@@ -2,7 +2,9 @@
 
 `config` reads the architecture registry; the registry, the family specs (`tfbert/families/<name>/spec.py`)
 and their checkpoint formats import no config, no model and no TensorFlow or Keras; generic models import
-Keras, `tfbert.config`, `tfbert.architectures` and each other only; a family's models add the families.
+Keras, `tfbert.config`, `tfbert.architectures` and each other only; a family's models add the families. A
+family's other modules (ELECTRA's checkpoint loader, DeBERTa's tokenizer folder) sit above them and may use
+the layers they serve (`tfbert.convert`, `tfbert.text`).
 Imports under `if TYPE_CHECKING:` are left out (they never run); imports inside functions count.
 """
 
@@ -92,7 +94,9 @@ def is_family_part(name: str, part: str) -> bool:
 FAMILY_MODULES = sorted(name for name in MODULES if in_layer(name, "tfbert.families"))
 # The registry and the data of every family: what `tfbert.config` may read without building a model.
 SPEC_LAYER = sorted(name for name in MODULES if in_layer(name, "tfbert.architectures")
-                    or name in ("tfbert.families", *(n for n in FAMILY_MODULES if not is_family_part(n, "models"))))
+                    or name in ("tfbert.families", *(n for n in FAMILY_MODULES
+                                                     if is_family_part(n, "spec") or is_family_part(n, "formats")))
+                    or (in_layer(name, "tfbert.families") and name.count(".") == 2))
 
 
 def imports_model_code(other: str) -> bool:

@@ -3,6 +3,7 @@ writer per output, nothing left by a failure, and SIGINT / SIGTERM end a command
 
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -204,6 +205,49 @@ def test_run_folder_overwrite_keeps_the_old_folder_until_the_new_run_has_a_check
     with run_folder(run, "pretrain", overwrite=True):
         (run / "checkpoint").write_text("ckpt-1")
     assert snapshot(tmp_path) == {"run": None, "run/checkpoint": b"ckpt-1"}
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended (and been waited for)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_run_set_aside_by_a_killed_overwrite_comes_back_until_the_new_run_has_a_checkpoint(tmp_path, capsys):
+    # The rerun without --overwrite resumed the killed new run's folder and deleted the old run set aside beside it.
+    run = tmp_path / "run"
+
+    def killed_overwrite(new_files):
+        """The disk as a `kill -9` of an --overwrite run leaves it: the old run set aside, the new one's files."""
+        aside = tmp_path / f".tfbert-tmp-{dead_pid()}-old-run"
+        aside.mkdir()
+        (aside / "checkpoint").write_text("ckpt-2")
+        (aside / "notes.txt").write_text("the old run")
+        run.mkdir()
+        for name, text in new_files.items():
+            (run / name).write_text(text)
+
+    killed_overwrite({"config.yaml": "architecture: bert\n"})   # no checkpoint yet
+    with run_folder(run, "pretrain"):
+        assert snapshot(run) == {"checkpoint": b"ckpt-2", "notes.txt": b"the old run"}   # resumed: the old run
+    assert "is back as it was" in capsys.readouterr().err
+    assert snapshot(tmp_path) == {"run": None, "run/checkpoint": b"ckpt-2", "run/notes.txt": b"the old run"}
+    shutil.rmtree(run)
+    killed_overwrite({"checkpoint": "ckpt-1"})   # the new run has a checkpoint: the old one is done with
+    with run_folder(run, "pretrain"):
+        pass
+    assert snapshot(tmp_path) == {"run": None, "run/checkpoint": b"ckpt-1"}
+
+
+def test_an_output_set_aside_by_a_killed_writer_between_its_renames_comes_back(tmp_path):
+    aside = tmp_path / f".tfbert-tmp-{dead_pid()}-old-silver.tsv"
+    aside.write_text("old")
+    (tmp_path / f".tfbert-tmp-{aside.name.split('-')[2]}-silver.tsv").write_text("new, not yet renamed")
+    with pytest.raises(OutputExists):   # the old file is back, so it is refused as any existing output
+        with new_output(tmp_path / "silver.tsv"):
+            pass
+    assert snapshot(tmp_path) == {"silver.tsv": b"old"}
 
 
 def test_second_writer_of_an_output_is_refused_naming_the_first_and_a_killed_one_leaves_it_free(tmp_path):

@@ -7,11 +7,11 @@ The public API, imported on first use: `import tfbert` itself imports neither Te
 | `load_config`, `ModelConfig`, `EncoderConfig` | validated configs (`tfbert configs` lists the shipped ones) |
 | `architectures` | the registry of families (`architectures.get("albert")`) |
 | `Encoder`, `build_encoder` | the encoder of any family |
-| `PretrainingModel`, `ElectraPretrainingModel`, `SpanBertPretrainingModel`, `XLMPretrainingModel`, `XLMRobertaPretrainingModel` | pretraining models |
+| `PretrainingModel` and each family's classes (`ElectraPretrainingModel`, ...: its spec's `keras_classes`) | pretraining models |
 | `SequenceClassifier`, `SequenceRegressor`, `TokenClassifier`, `SpanExtractor`, `MultipleChoice`, `SentenceEmbedder`, `SiameseEmbedder` | task models |
 | `load_tokenizer`, `Preprocessor` | tokenizers; text to encoder inputs, one per model |
 | `pretrain` | pretraining from text files |
-| `convert` | Hugging Face checkpoints in and out (`convert.load_huggingface`, `convert.load_electra`) |
+| `convert` | Hugging Face checkpoints in and out (`convert.load_huggingface`, `convert.huggingface_config`) |
 | `export_saved_model` | a SavedModel taking raw strings, for TF Serving |
 | `artifacts` | `artifacts.open(path)`: what any folder or file tfbert (or Hugging Face, TF1, keras-hub) wrote is |
 
@@ -42,7 +42,7 @@ Example:
     'bert'
 """
 
-from tfbert._lazy import by_module, lazy_exports
+from tfbert._lazy import by_module, family_exports, lazy_exports
 from tfbert.keras_classes import register_on_keras_import
 from tfbert.xla_flags import allow_fusible_clustering
 
@@ -54,9 +54,8 @@ _EXPORTS = by_module({
     "tfbert.artifacts:": ["artifacts"],
     "tfbert.text:": ["text"],
     "tfbert.convert:": ["convert"],
-    # tfbert.models says where each lives (the family models in tfbert.families.<name>.models).
-    "tfbert.models": ["Encoder", "build_encoder", "PretrainingModel", "ElectraPretrainingModel",
-                      "SpanBertPretrainingModel", "XLMPretrainingModel", "XLMRobertaPretrainingModel"],
+    # The families' classes come from their specs (`more=` below), as `tfbert.models` exports them.
+    "tfbert.models": ["Encoder", "build_encoder", "PretrainingModel"],
     "tfbert.tasks.models": ["MultipleChoice", "SentenceEmbedder", "SequenceClassifier", "SequenceRegressor",
                             "SiameseEmbedder", "SpanExtractor", "TokenClassifier"],
     "tfbert.text": ["load_tokenizer"],
@@ -64,9 +63,9 @@ _EXPORTS = by_module({
     "tfbert.training.pretraining": ["pretrain"],
     "tfbert.export.saved_model": ["export_saved_model"],
 })
-__all__ = sorted(_EXPORTS)
 # TensorFlow reads TF_XLA_FLAGS once, at its first function: the CPU bfloat16 path's flags go in now.
 allow_fusible_clustering()
 # `keras.models.load_model` finds every tfbert class once Keras is imported, without importing it here.
 register_on_keras_import()
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+# `__all__` too is lazy (`lazy_exports`): it holds the families' classes, which reading the specs gives.
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, more=family_exports)

@@ -39,26 +39,44 @@ def by_module(names_of: Mapping[str, Sequence[str]]) -> dict[str, str]:
     return {name: module for module, names in names_of.items() for name in names}
 
 
-def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def family_exports() -> dict[str, str]:
+    """The registered families' Keras classes as exports, `{name: "module:Class"}` (their specs' `keras_classes`),
+    for `tfbert` and `tfbert.models`: the specs list them, no package does."""
+    from tfbert import architectures   # on first use: `import tfbert` reads no spec
+
+    return architectures.family_classes()
+
+
+def lazy_exports(package: str, exports: Mapping[str, str],
+                 more: Callable[[], Mapping[str, str]] | None = None) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """`__getattr__` and `__dir__` for `package`: attribute `name` comes from module `exports[name]`.
 
-    A module path ending in `:` gives the module itself (`{"convert": "tfbert.convert:"}`). The
-    value is cached on the package, so the import runs once.
+    A module path ending in `:` gives the module itself (`{"convert": "tfbert.convert:"}`), one with
+    `:name` that attribute of the module. `more()` gives further exports in the same form, asked only
+    for a public name `exports` lacks, for `__dir__` and for `__all__` (then not set by the package):
+    the registered families' classes, which come from their specs. The value is cached on the package,
+    so the import runs once.
     """
     module = sys.modules[package]
     module.__class__ = _LazyPackage
     object.__setattr__(module, "_lazy_exports", dict(exports))
 
+    def every() -> dict[str, str]:
+        return {**(more() if more else {}), **exports}
+
     def __getattr__(name: str) -> Any:
-        if name not in exports:
+        if name == "__all__" and more is not None:
+            return sorted(every())
+        target = exports.get(name) or (every().get(name) if more and not name.startswith("_") else None)
+        if target is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        module_name, _, attribute = exports[name].partition(":")
+        module_name, _, attribute = target.partition(":")
         imported = importlib.import_module(module_name)
-        value = imported if exports[name].endswith(":") else getattr(imported, attribute or name)
+        value = imported if target.endswith(":") else getattr(imported, attribute or name)
         types.ModuleType.__setattr__(module, name, value)
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(vars(module)) | set(exports))
+        return sorted(set(vars(module)) | set(every()))
 
     return __getattr__, __dir__

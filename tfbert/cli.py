@@ -14,7 +14,6 @@
     tfbert convert {huggingface,tf1,keras-hub} FOLDER -o model.keras [--heads] [--cased|--uncased]
     tfbert convert to-huggingface MODEL -o FOLDER [--tokenizer DIR] [--architecture NAME]
     tfbert info                                      # versions, devices, the strategy `auto` picks
-    tfbert benchmark tokenize --quick --no-record    # a benchmark table beside the installed peer libraries
 
 Each subcommand is a module `tfbert/commands/<name>.py` with `add_parser(commands)` (built with
 `tfbert.commands.add_command`, ending with `parser.set_defaults(run=run)`) and `run(args)`, which
@@ -37,7 +36,7 @@ from tfbert.outputs import OutputRefused
 
 # The subcommands, in the order `tfbert --help` lists them: modules of tfbert.commands.
 COMMANDS = ("quickstart", "configs", "vocab", "pretrain", "finetune", "evaluate", "distill", "augment", "export", "predict",
-            "info", "convert", "benchmark")
+            "info", "convert")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -14,12 +14,12 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import importlib.resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 import yaml
 
+from tfbert.architectures.configs import shipped_configs
 from tfbert.architectures.spec import ACTIVATIONS
 
 if TYPE_CHECKING:
@@ -393,22 +393,18 @@ def _with_generator() -> list[str]:
 
 
 def available_configs() -> list[str]:
-    """Names of the configs shipped in `configs/`, e.g. `bert_base`."""
-    folder = importlib.resources.files("tfbert.configs")
-    return sorted(entry.name[: -len(".yaml")] for entry in folder.iterdir() if entry.name.endswith(".yaml"))
+    """Names of the configs the registered families ship (`tfbert/families/<family>/configs/`), e.g. `bert_base`."""
+    return list(shipped_configs())
 
 
 def configs_of(architecture: str) -> list[str]:
-    """Names of the shipped configs whose `architecture` is `architecture` (a family's configs).
+    """Names of the configs family `architecture` ships (in its package's `configs/`).
 
     Example:
         >>> ", ".join(configs_of("roberta"))
         'roberta_base, roberta_large, roberta_tiny'
     """
-    folder = importlib.resources.files("tfbert.configs")
-    return [name for name in available_configs()
-            if (yaml.safe_load((folder / f"{name}.yaml").read_text(encoding="utf-8")) or {}).get("architecture")
-            == architecture]
+    return [name for name, shipped in shipped_configs().items() if shipped.family == architecture]
 
 
 def _yaml_problem(error: yaml.YAMLError) -> str:
@@ -438,17 +434,24 @@ def load_config(name_or_path: str | Path, vocab_size: int | None = None) -> Mode
     try:
         data = data if data is not None else {}
         if vocab_size is not None:
-            data = with_vocab_size(data, vocab_size, replace=source.startswith("configs/"))
+            data = with_vocab_size(data, vocab_size, replace=not _is_path(name_or_path))
         return ModelConfig.from_dict(data)
     except (ValueError, TypeError) as error:
         raise ValueError(f"config {source!r}: {error}") from None
 
 
-def read_config_mapping(name_or_path: str | Path) -> tuple[Any, str]:
-    """The parsed YAML of a shipped config or a config file, and where it came from (`configs/NAME.yaml` or
-    the path); `ValueError` for an unknown name or invalid YAML, `FileNotFoundError` for a missing file."""
+def _is_path(name_or_path: str | Path) -> bool:
+    """Whether `load_config` reads `name_or_path` as a file (a YAML suffix or an existing path), not a shipped name."""
     path = Path(name_or_path)
-    if path.suffix in (".yaml", ".yml") or path.exists():
+    return path.suffix in (".yaml", ".yml") or path.exists()
+
+
+def read_config_mapping(name_or_path: str | Path) -> tuple[Any, str]:
+    """The parsed YAML of a shipped config or a config file, and where it came from (the shipped file's path in
+    its package, `tfbert/families/bert/configs/bert_tiny.yaml`, or the path); `ValueError` for an unknown name or
+    invalid YAML, `FileNotFoundError` for a missing file."""
+    path = Path(name_or_path)
+    if _is_path(name_or_path):
         if path.is_dir():
             raise IsADirectoryError(f"config {str(path)!r} is a folder; give a YAML config file, a Hugging Face "
                                     "config.json or a shipped config name (tfbert configs lists them)")
@@ -457,14 +460,14 @@ def read_config_mapping(name_or_path: str | Path) -> tuple[Any, str]:
         text = path.read_text(encoding="utf-8")
         source = str(path)
     else:
-        resource = importlib.resources.files("tfbert.configs") / f"{name_or_path}.yaml"
-        if not resource.is_file():
+        shipped = shipped_configs()
+        if str(name_or_path) not in shipped:
             raise ValueError(
-                f"unknown config {str(name_or_path)!r}; shipped configs are {', '.join(available_configs())}, "
+                f"unknown config {str(name_or_path)!r}; shipped configs are {', '.join(shipped)}, "
                 "or pass the path of a YAML file"
             )
-        text = resource.read_text(encoding="utf-8")
-        source = f"configs/{name_or_path}.yaml"
+        text = shipped[str(name_or_path)].file.read_text(encoding="utf-8")
+        source = shipped[str(name_or_path)].source
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:

@@ -8,8 +8,10 @@ calls `from_config` on what it finds, and the real registration replaces the sta
 hand: Keras has no lazy registration, and `wrapt`'s post-import hooks import asyncio, which would
 triple the time of `import tfbert`; the hook here is a meta-path finder that wraps Keras' loader.
 
-`CLASSES` is checked against the registry by `tests/models/test_serialization.py`: a new registered
-class is added here.
+The classes are `CLASSES` (the generic ones, by module) and every registered family's
+`ArchitectureSpec.keras_classes`, so a family's classes are listed in its spec alone, an installed
+family's too. `tests/models/test_serialization.py` checks `classes()` against Keras' registry: a new
+generic class is added to `CLASSES`.
 
 Example:
     >>> import tfbert, keras
@@ -24,13 +26,9 @@ import sys
 from typing import Any
 
 PACKAGE = "tfbert"
-# module -> the classes it registers under package "tfbert" (`@keras.saving.register_keras_serializable`).
+# module -> the classes it registers under package "tfbert" (`@keras.saving.register_keras_serializable`);
+# the families' are in their specs.
 CLASSES: dict[str, tuple[str, ...]] = {
-    "tfbert.families.deberta.models": ("DebertaRTDModel",),
-    "tfbert.families.electra.models": ("ElectraPretrainingModel",),
-    "tfbert.families.spanbert.models": ("SpanBertPretrainingModel",),
-    "tfbert.families.xlm.models": ("XLMPretrainingModel",),
-    "tfbert.families.xlmr.models": ("XLMRobertaPretrainingModel",),
     "tfbert.metrics.keras_metrics": ("F1", "MatthewsCorrelation"),
     "tfbert.models.attention": ("SelfAttention",),
     "tfbert.models.dropout": ("Dropout",),
@@ -64,17 +62,50 @@ class _StandIn:
         return self._real().from_config(config)
 
 
+def family_classes(spec: Any) -> dict[str, tuple[str, ...]]:
+    """A family's Keras classes by module, from its spec's `keras_classes` (`"module:Class"`)."""
+    by_module: dict[str, tuple[str, ...]] = {}
+    for path in spec.keras_classes:
+        module, _, name = path.partition(":")
+        by_module[module] = (*by_module.get(module, ()), name)
+    return by_module
+
+
+def classes() -> dict[str, tuple[str, ...]]:
+    """Every class tfbert registers, by module: `CLASSES` and the registered families'."""
+    from tfbert import architectures   # here: `import tfbert` reads no spec
+
+    table = dict(CLASSES)
+    for name in architectures.names():
+        for module, names in family_classes(architectures.get(name)).items():
+            table[module] = (*table.get(module, ()), *names)
+    return table
+
+
 def import_all() -> None:
     """Imports every module that registers a tfbert class (the real classes, not stand-ins)."""
-    for module in CLASSES:
+    for module in classes():
         importlib.import_module(module)
 
 
-def _register(keras_module: Any = None) -> None:
+def _stand_ins(table: dict[str, tuple[str, ...]]) -> None:
     registry = sys.modules["keras"].saving.get_custom_objects()
-    for module, names in CLASSES.items():
+    for module, names in table.items():
         for name in names:
             registry.setdefault(f"{PACKAGE}>{name}", _StandIn(module, name))
+
+
+def _register() -> None:
+    """The generic classes' stand-ins, and every family's, now and as each family registers."""
+    from tfbert import architectures   # here: `import tfbert` reads no spec
+
+    _stand_ins(CLASSES)
+    try:
+        architectures.watch(lambda spec: _stand_ins(family_classes(spec)))
+    except (ImportError, TypeError, ValueError):
+        # An installed family that does not load must not break `import keras`: the registry raises the
+        # same error, naming the entry point, where it is used next.
+        pass
 
 
 class _AfterKerasImport:

@@ -12,7 +12,8 @@ Every writer claims its output before writing anything:
   quickstart's work folder): a folder holding its own kind of run (`run_kind`) is taken as it is,
   anything else is refused; with `overwrite` a new run starts, and what the folder held is moved
   aside and deleted once the new run has a checkpoint. A run that fails before its first
-  checkpoint leaves the disk as it was.
+  checkpoint leaves the disk as it was, and so does one killed then (`kill -9`): the next command
+  puts the folder set aside back.
 
 Remote paths (`gs://...`) are written directly: buckets have no rename and no lock.
 
@@ -31,8 +32,9 @@ import errno
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from tfbert import interrupts
 from tfbert.output_lock import OutputBusy, OutputLock  # noqa: F401  (OutputBusy: importable from here)
@@ -209,17 +211,51 @@ def _pid_is_running(pid: int) -> bool:
     return True
 
 
-def remove_stale_temporaries(path: str | Path) -> list[str]:
-    """Deletes what killed writers left beside `path` (`.tfbert-tmp-<pid>-NAME` of pids no longer running)."""
-    folder, name = os.path.split(os.path.abspath(path))
-    pattern = re.compile(rf"{re.escape(TEMPORARY_MARK)}(\d+)-(?:old-)?{re.escape(name)}$")
+def remove_stale_temporaries(path: str | Path, new_is_whole: Callable[[str], bool] = os.path.lexists) -> list[str]:
+    """Deletes what killed writers left beside `path` (`.tfbert-tmp-<pid>-NAME` of pids no longer running), but
+    the old output a killed writer set aside (`.tfbert-tmp-<pid>-old-NAME`), which is put back (`restore_set_aside`)
+    unless `new_is_whole(path)`: for an output made in one go, that the new one was renamed into place."""
+    restore_set_aside(path, new_is_whole)
     removed = []
-    for entry in os.listdir(folder) if os.path.isdir(folder) else []:
+    for stale, _ in _killed_writers_files(path, rf"(\d+)-{re.escape(os.path.basename(os.path.abspath(path)))}"):
+        remove(stale)
+        removed.append(stale)
+    return removed
+
+
+def _killed_writers_files(path: str | Path, name: str) -> list[tuple[str, int]]:
+    """`(file, pid)` beside `path` whose names are the temporary mark then the regex `name` (its group 1 a pid), of
+    pids no longer running."""
+    folder = os.path.dirname(os.path.abspath(path))
+    pattern = re.compile(rf"{re.escape(TEMPORARY_MARK)}{name}$")
+    found = []
+    for entry in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
         match = pattern.match(entry)
         if match and int(match[1]) != os.getpid() and not _pid_is_running(int(match[1])):
-            remove(os.path.join(folder, entry))
-            removed.append(os.path.join(folder, entry))
-    return removed
+            found.append((os.path.join(folder, entry), int(match[1])))
+    return found
+
+
+def restore_set_aside(path: str | Path, new_is_whole: Callable[[str], bool]) -> list[str]:
+    """What a writer killed while replacing `path` set aside: put back in place of `path` while `new_is_whole(path)`
+    is false (what stands there is only part of the new output, and is deleted), else deleted (the new output is
+    complete). Returns the notes saying what was put back, for the user. Call it holding `path`'s lock.
+
+    `--overwrite` sets the old output aside (`.tfbert-tmp-<pid>-old-NAME`) until the new one is whole, so a
+    `kill -9` meanwhile leaves the old one there, never deleted by the next command.
+    """
+    path = str(path)
+    notes = []
+    name = os.path.basename(os.path.abspath(path))
+    for aside, pid in _killed_writers_files(path, rf"(\d+)-old-{re.escape(name)}"):
+        if new_is_whole(path):
+            remove(aside)
+            continue
+        remove(path)
+        os.rename(aside, path)
+        notes.append(f"note: {path} is back as it was: the process {pid} that was replacing it (--overwrite) was "
+                     "killed before its new output was complete")
+    return notes
 
 
 # Errors that mean the disk or the file-size limit stopped a write, in OSError numbers and in the texts
@@ -294,8 +330,8 @@ def _unfinished(interrupted: interrupts.Interrupted, path: str) -> interrupts.In
 @contextlib.contextmanager
 def _staged(path: str, flag: str, overwrite: bool) -> Iterator[str]:
     """The temporary name `new_output` yields (its lock held), renamed to `path` when the block succeeds."""
+    remove_stale_temporaries(path)   # first: an old output a killed writer set aside comes back
     check_free(path, flag=flag, overwrite=overwrite)   # again: another writer may have finished meanwhile
-    remove_stale_temporaries(path)
     staging = temporary_name(path)
     try:
         yield staging
@@ -352,8 +388,9 @@ def run_folder(path: str | Path, kind: str, *, flag: str = "--model-dir", overwr
 
     A folder holding a `kind` run (`run_kind`) is resumed, an empty or missing one is started;
     anything else is refused (OutputExists). With `overwrite` a new run is started whatever the
-    folder holds, which is moved aside until the new run has a checkpoint. When the block fails (or is interrupted) before the folder holds a
-    checkpoint, what it started is deleted and a folder moved aside comes back.
+    folder holds, which is moved aside until the block ends with a checkpoint in the folder. When the block
+    fails (or is interrupted) before the folder holds a checkpoint, what it started is deleted and a folder
+    moved aside comes back; after a `kill -9` the next `run_folder` of `path` does that (`restore_set_aside`).
 
     Example:
         >>> with run_folder("runs/sst2", "pretrain") as model_dir:    # a finetune model dir: not a pretraining run
@@ -365,10 +402,11 @@ def run_folder(path: str | Path, kind: str, *, flag: str = "--model-dir", overwr
     if is_remote(path):
         yield path
         return
-    check_free(path, flag=flag, overwrite=overwrite, resumes=kind)
     with locked(path, flag):
+        for note in restore_set_aside(path, has_checkpoint):   # first: what a killed --overwrite set aside
+            print(note, file=sys.stderr)
         check_free(path, flag=flag, overwrite=overwrite, resumes=kind)
-        remove_stale_temporaries(path)
+        remove_stale_temporaries(path, has_checkpoint)
         started = overwrite or not holds_something(path) or run_kind(path) != kind
         aside = None
         if started and holds_something(path):

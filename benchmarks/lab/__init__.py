@@ -1,8 +1,8 @@
-"""The measuring cores behind `tfbert benchmark` and the scripts in `benchmarks/`, kept in the checkout.
+"""The measuring cores behind `python -m benchmarks` and the scripts in `benchmarks/`, kept in the checkout.
 
 The lab imports torch, keras-hub and transformers (the `bench` extra), which tfbert's users do not
-need, so it is not part of the installed package: `tfbert benchmark` finds it in the checkout tfbert
-runs from (an editable install) and imports it as `benchmarks.lab`, with `CHECKOUT` on `sys.path`.
+need, so it is not part of the installed package: `python -m benchmarks` runs it from a clone (the
+scripts put `CHECKOUT` on `sys.path` and import it as `benchmarks.lab`).
 
 Each table is a module with `measure(...) -> Table` (`tokenization`, `pipeline`); the shared
 pieces are `timing` (alternating runs), `peers` (which peer libraries are installed),

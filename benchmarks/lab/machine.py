@@ -1,7 +1,7 @@
 """The label a recorded benchmark run carries: when, on what CPU, under what load, with which versions, how.
 
 Example:
-    >>> label = MachineLabel.now(command="tfbert benchmark tokenize")  # doctest: +SKIP
+    >>> label = MachineLabel.now(command="python -m benchmarks tokenize")  # doctest: +SKIP
     >>> print(label.finish().markdown())  # doctest: +SKIP
     Date: 2026-11-25 09:40 UTC. Machine: AMD EPYC, 2 cores, bfloat16 instructions: none (no AVX512-BF16, no AMX); ...
 """
@@ -55,7 +55,7 @@ class MachineLabel:
 
     Example:
         >>> label = MachineLabel("2026-11-25 09:40 UTC", "AMD EPYC", (), 2, "2.50 2.30 2.20", "tfbert 0.1.0",
-        ...                      "tfbert benchmark tokenize")
+        ...                      "python -m benchmarks tokenize")
         >>> label.load_after = "2.60 2.40 2.20"
         >>> print(label.markdown().splitlines()[0])
         Date: 2026-11-25 09:40 UTC. Machine: AMD EPYC, 2 cores, bfloat16 instructions: none (no AVX512-BF16, no AMX).

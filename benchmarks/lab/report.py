@@ -62,7 +62,7 @@ class Table:
 
 def section(label: MachineLabel, tables: Sequence[Table]) -> str:
     """A RESULTS.md section: a dated heading, the machine label, then each table under its own heading."""
-    parts = [f"## `tfbert benchmark` run, {label.date}", label.markdown()]
+    parts = [f"## `python -m benchmarks` run, {label.date}", label.markdown()]
     for table in tables:
         parts += [f"### {table.title}", table.markdown()]
     return "\n\n".join(parts) + "\n"

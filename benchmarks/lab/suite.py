@@ -1,4 +1,4 @@
-"""The tables `tfbert benchmark` runs, each at its full size or `quick` (tiny sizes, few steps: a smoke run).
+"""The tables `python -m benchmarks` runs, each at its full size or `quick` (tiny sizes, few steps: a smoke run).
 
 Full sizes are the ones `benchmarks/RESULTS.md` records; quick ones finish in seconds and only show
 that a table runs on this machine (their numbers are noise).

@@ -143,3 +143,12 @@ def test_encoder_converts_out_to_transformers_and_back_with_its_outputs(config, 
     np.testing.assert_allclose(ours[keep], theirs[keep], atol=TOLERANCE, rtol=0)
     loaded = load_huggingface(tmp_path / "hf")
     np.testing.assert_allclose(np.asarray(loaded(inputs, training=False)["sequence_output"]), ours, atol=1e-6, rtol=0)
+
+
+def test_shipped_configs_load_as_the_family(family):
+    """Each config the family ships (`<package>/configs/*.yaml`, `tfbert configs`) loads by name as that family."""
+    from tfbert.config import configs_of, load_config
+
+    for name in configs_of(family):
+        config = load_config(name)
+        assert config.architecture == family and config.spec.name == family, name

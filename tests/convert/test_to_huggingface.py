@@ -13,7 +13,8 @@ safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
 from tfbert import architectures  # noqa: E402
 from tfbert.config import EncoderConfig  # noqa: E402
-from tfbert.convert.huggingface import load_electra, load_huggingface  # noqa: E402
+from tfbert.convert.huggingface import load_huggingface  # noqa: E402
+from tfbert.families.electra.checkpoints import load_electra  # noqa: E402
 from tfbert.convert.to_huggingface import write_huggingface  # noqa: E402
 from tfbert.models.encoder import Encoder  # noqa: E402
 

@@ -207,3 +207,29 @@ def test_predict_keeps_nul_and_control_characters_and_their_offsets(exports):
     (tagged,) = predict_texts(exports["tagging"], ["lord\x01said a\x00b"])
     assert [(token["token"], token["text"]) for token in tagged["tokens"]] == [
         ("lords", "lord\x01s"), ("##aid", "aid"), ("ab", "a\x00b")]
+
+
+def test_predict_output_is_refused_when_it_exists_replaced_whole_with_overwrite_and_named_when_the_disk_stops_it(
+        exports, tmp_path, capsys):
+    # --output replaced an existing file, and a full disk left a cut-off file, naming none.
+    import resource
+
+    out = tmp_path / "vectors.npy"
+    out.write_bytes(b"mine")
+    argv = (exports["embedding"], TEXTS[0], TEXTS[1], "--output", out)
+    status, _, err = _run(capsys, *argv)
+    assert status == 2 and out.read_bytes() == b"mine"
+    assert err.strip() == (f"tfbert predict: error: --output {out} already exists (a file); nothing was changed: give "
+                           "another --output, or add --overwrite to replace it")
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (100, hard))   # as `ulimit -f`: a write past 100 bytes fails
+    try:
+        status, _, err = _run(capsys, *argv, "--overwrite")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert status == 2 and "\n" not in err.strip()
+    assert err.startswith(f"tfbert predict: error: cannot write {out}: the file is larger than the file-size limit")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["vectors.npy"] and out.read_bytes() == b"mine"
+    status, out_text, _ = _run(capsys, *argv, "--overwrite")
+    assert status == 0 and out_text.startswith(f"wrote {out}: 2 embeddings")
+    assert np.load(out).shape[0] == 2 and sorted(path.name for path in tmp_path.iterdir()) == ["vectors.npy"]

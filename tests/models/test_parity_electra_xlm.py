@@ -9,7 +9,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from tfbert.config import EncoderConfig, ModelConfig  # noqa: E402
-from tfbert.convert.huggingface import load_electra, load_huggingface, load_state_dict, read_state_dict  # noqa: E402
+from tfbert.convert.huggingface import load_huggingface, load_state_dict, read_state_dict  # noqa: E402
+from tfbert.families.electra.checkpoints import load_electra  # noqa: E402
 from tfbert.families.spanbert.models import SpanBertPretrainingModel  # noqa: E402
 from tfbert.families.xlm.models import XLMPretrainingModel, tlm_position_ids  # noqa: E402
 

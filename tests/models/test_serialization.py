@@ -58,13 +58,14 @@ def test_mixed_bfloat16_keeps_logits_and_losses_in_float32(tmp_path):
 
 
 def test_every_registered_tfbert_class_is_in_the_lazy_registration_table():
-    """`import tfbert` registers each class by `tfbert.keras_classes.CLASSES` before its module is imported."""
+    """`import tfbert` registers each class by `tfbert.keras_classes.classes()` (`CLASSES` and the families' specs)
+    before its module is imported."""
     from tfbert import keras_classes
 
     keras_classes.import_all()
     registered = {name.split(">", 1)[1]: type(cls).__name__ == "_StandIn" or cls.__module__
                   for name, cls in keras.saving.get_custom_objects().items() if name.startswith("tfbert>")}
-    table = {name: module for module, names in keras_classes.CLASSES.items() for name in names}
+    table = {name: module for module, names in keras_classes.classes().items() for name in names}
     assert registered == table
 
 

@@ -72,3 +72,28 @@ def test_sigkilled_pretraining_resumes_from_its_last_complete_checkpoint(tiny_ru
                  if name.endswith("_temp") or ".tfbert-tmp-" in name or name == ".tfbert.lock"]
     assert leftovers == []
     assert encoder_equals_checkpoint(run)
+
+
+@pytest.mark.slow
+def test_a_sigkilled_overwrite_run_gives_the_old_run_back_to_the_same_command_without_overwrite(tiny_run_inputs,
+                                                                                                tmp_path):
+    # The old run, set aside by --overwrite, was deleted by the rerun without --overwrite, which started at step 0.
+    import tensorflow as tf
+
+    run = tmp_path / "run"
+    assert run_tfbert(pretrain_argv(tiny_run_inputs, run)).status == 0
+    (run / "notes.txt").write_text("mine")
+    old_checkpoint = tf.train.latest_checkpoint(str(run))
+
+    def set_aside() -> bool:
+        return any(name.startswith(".tfbert-tmp-") and name.endswith("-old-run") for name in os.listdir(tmp_path))
+
+    killed = signal_when(start_tfbert([*pretrain_argv(tiny_run_inputs, run), "--overwrite"]), set_aside,
+                         signal.SIGKILL)
+    assert killed.status == -signal.SIGKILL and not (run / "checkpoint").exists()
+    rerun = run_tfbert(pretrain_argv(tiny_run_inputs, run))
+    assert rerun.status == 0, rerun.stderr[-2000:]
+    assert f"note: {run} is back as it was" in rerun.stderr
+    assert (run / "notes.txt").read_text() == "mine" and tf.train.latest_checkpoint(str(run)) == old_checkpoint
+    assert f"trained to step {STEPS} of {STEPS}" in rerun.stdout
+    assert [name for name in os.listdir(tmp_path) if name != "run"] == []

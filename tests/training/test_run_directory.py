@@ -82,9 +82,50 @@ def test_leftovers_of_a_killed_run_are_removed(tmp_path):
     (tmp_path / "encoder" / f"{TEMPORARY_MARK}123-encoder.keras").write_bytes(b"PK\3\4")
     (tmp_path / "encoder" / "encoder.keras").write_bytes(b"")
     (tmp_path / "ckpt-20.index").write_bytes(b"kept")
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "ckpt-20"\nall_model_checkpoint_paths: "ckpt-20"\n')
     removed = remove_interrupted_writes(str(tmp_path))
     assert len(removed) == 4
-    assert sorted(os.listdir(tmp_path)) == ["ckpt-20.index", "encoder"] and os.listdir(tmp_path / "encoder") == []
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-20.index", "encoder"]
+    assert os.listdir(tmp_path / "encoder") == []
+
+
+def write_checkpoints(folder, steps):
+    """Real checkpoints `ckpt-STEP` of one variable in `folder`, the `checkpoint` index naming the last three."""
+    import tensorflow as tf
+
+    state = tf.train.Checkpoint(value=tf.Variable(1.0))
+    manager = tf.train.CheckpointManager(state, str(folder), max_to_keep=3, checkpoint_name="ckpt")
+    for step in steps:
+        manager.save(checkpoint_number=step)
+
+
+def test_checkpoint_files_the_index_does_not_list_are_removed_and_the_listed_ones_kept(tmp_path):
+    # A SIGKILL between a checkpoint's files and the `checkpoint` index (or in the middle of either) left files that
+    # no later start removed.
+    import shutil
+
+    import tensorflow as tf
+
+    write_checkpoints(tmp_path, [2, 4])
+    listed = sorted(os.listdir(tmp_path))
+    for name in os.listdir(tmp_path):   # ckpt-6 written whole, killed before the index named it
+        if name.startswith("ckpt-4."):
+            shutil.copyfile(tmp_path / name, tmp_path / name.replace("ckpt-4", "ckpt-6"))
+    (tmp_path / "ckpt-8_temp").mkdir()   # killed while TensorFlow wrote its shards
+    (tmp_path / "ckpt-8_temp" / "part-00000-of-00001.data-00000-of-00001.tempstate123").write_bytes(b"\0")
+    (tmp_path / "ckpt-8.index.tempstate456").write_bytes(b"\0")   # killed before its rename
+    (tmp_path / "checkpoint.tmp0123abcd").write_text("model_checkpoint_path: ")   # the index, killed in its write
+    removed = remove_interrupted_writes(str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == listed and len(removed) == 5
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("ckpt-4")
+
+
+def test_checkpoint_files_without_an_index_are_removed_but_kept_when_the_index_is_unreadable(tmp_path):
+    write_checkpoints(tmp_path, [2])
+    (tmp_path / "checkpoint").write_text("not a checkpoint index {")
+    assert remove_interrupted_writes(str(tmp_path)) == []   # which files it lists is unknown: nothing is guessed
+    os.remove(tmp_path / "checkpoint")   # killed before the first index: no complete checkpoint
+    assert len(remove_interrupted_writes(str(tmp_path))) == 2 and os.listdir(tmp_path) == []
 
 
 def test_assets_go_to_a_bucket_by_copy_and_are_compared_there_too(run_folder):

@@ -123,6 +123,9 @@ class HuggingFaceFormat:
             reverse of `head_objectives`.
         pretraining_checkpoints: `(pretraining_model) -> {subfolder: (encoder config, class, assignments)}`
             where one pretraining model is several checkpoints (ELECTRA's generator and discriminator).
+        tokenizer_files: the family's own Hugging Face tokenizer files, `{file name: "module:function"}`, where
+            `function(folder, settings)` gives the tokenizer of a folder holding that file (DeBERTa's
+            `spm.model`); `tfbert.text.huggingface_folders` tries them after the files every family shares.
     """
 
     model_type: str
@@ -143,6 +146,7 @@ class HuggingFaceFormat:
     pretraining_checkpoints: Callable[[Any], Mapping[str, tuple["EncoderConfig", str, Iterable[Assignment]]]] | None = None
     head_config: Callable[[Any], Mapping[str, Any]] | None = None
     class_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    tokenizer_files: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def class_name(self, suffix: str) -> str:
         """The `transformers` class `class_prefix` + `suffix` (`ForTokenClassification`), or the family's own."""
@@ -184,6 +188,11 @@ class ArchitectureSpec:
             spec of the config it is given (`tfbert.models.family`).
         export_tasks: serving tasks its pretraining model exports as (`fill_mask`);
             encoders and task models export for every family.
+        package: the family's Python package (`__package__` in its `spec.py`); its shipped
+            configs are `<package>/configs/*.yaml` (`tfbert configs`, `load_config(name)`).
+        keras_classes: every Keras class the family registers, as `"module:Class"`: `import tfbert`
+            lets `keras.models.load_model` find them before their module is imported, and
+            `tfbert.models` exports them (`tfbert.models.ElectraPretrainingModel`).
         formats: checkpoint formats by name (`huggingface`; `tf1`, `keras_hub`).
 
     Example:
@@ -209,9 +218,14 @@ class ArchitectureSpec:
     lm_head: str = "transform"
     optimizer: str = "bert"
     export_tasks: tuple[str, ...] = ()
+    package: str = ""
+    keras_classes: tuple[str, ...] = ()
     formats: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        unnamed = [name for name in self.keras_classes if not all(name.partition(":")[::2])]
+        if unnamed:
+            raise ValueError(f"architecture {self.name!r}: keras_classes {unnamed[0]!r} is not \"module:Class\"")
         if self.tokenizer not in TOKENIZER_KINDS:
             raise ValueError(f"architecture {self.name!r}: tokenizer {self.tokenizer!r} is not one of "
                              f"{', '.join(TOKENIZER_KINDS)}")

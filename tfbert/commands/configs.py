@@ -1,4 +1,4 @@
-"""`tfbert configs`: the shipped configs with their architecture, sizes and encoder parameter counts."""
+"""`tfbert configs`: the configs the registered families ship, with architecture, sizes and encoder parameter counts."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     parser = add_command(
         commands, "configs", "list the shipped configs with their encoders' parameter counts",
-        "List the configs shipped in tfbert (names for --config) with the architecture, layers (L), hidden size "
+        "List the configs the registered families ship (names for --config; each family's in its package, an "
+        "installed family's too) with the architecture, layers (L), hidden size "
         "(H), embedding size (E), cross-layer sharing and the encoder's parameter count.",
         "  tfbert configs\n  tfbert configs --architecture albert\n"
         "  tfbert pretrain --config albert_tiny ...   # a name from the list, or a YAML file\n")

@@ -32,10 +32,11 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from tfbert.commands import add_command, flag_types
+from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.export.client import PredictInputError, SavedModelClient, shorten
+from tfbert.outputs import check_free, new_output
 
 # TensorFlow is imported when the client loads the export, so `tfbert --help` stays instant.
 
@@ -156,19 +157,23 @@ def _check_output(output: str, task: str | None = None) -> None:
         raise PredictInputError(f"--output {output!r}: .npy is for embeddings; this is a {task} model, use .jsonl")
 
 
-def _write_output(records: list[dict], output: str, task: str) -> str:
-    path = Path(output)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".npy":
-        import numpy as np
+def _write_output(records: list[dict], output: str, task: str, overwrite: bool = False) -> str:
+    """Writes `output` as every output is written (`tfbert.outputs.new_output`): refused if it exists without
+    `overwrite`, under a temporary name until complete, and a full disk named."""
+    with new_output(output, flag="--output", overwrite=overwrite) as staging:
+        if Path(output).suffix == ".npy":
+            import numpy as np
 
-        vectors = np.asarray([record["embedding"] for record in records], dtype=np.float32)
-        np.save(path, vectors)
-        return f"wrote {output}: {vectors.shape[0]} embeddings of {vectors.shape[1]} values"
-    with path.open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return f"wrote {output}: {len(records)} {task} predictions, a JSON object a line"
+            vectors = np.asarray([record["embedding"] for record in records], dtype=np.float32)
+            with open(staging, "wb") as handle:
+                np.save(handle, vectors)
+            summary = f"{vectors.shape[0]} embeddings of {vectors.shape[1]} values"
+        else:
+            with open(staging, "w", encoding="utf-8") as handle:
+                for record in records:
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            summary = f"{len(records)} {task} predictions, a JSON object a line"
+    return f"wrote {output}: {summary}"
 
 
 def _progress_printer(stream):
@@ -192,6 +197,7 @@ def run(args: argparse.Namespace) -> None:
             raise PredictInputError("give --question or --text-pair, not both")
         if args.output:
             _check_output(args.output)
+            check_free(args.output, flag="--output", overwrite=args.overwrite)   # before the model is read
         texts = read_texts(args.texts, args.file)
         refuse_server_address(args.saved_model)
         predictor = SavedModelClient(args.saved_model, args.signature, threads=args.threads)
@@ -210,7 +216,7 @@ def run(args: argparse.Namespace) -> None:
         records = predictor(texts, top_k=args.top_k, first=first, batch_size=args.batch_size,
                             progress=_progress_printer(sys.stderr), language=args.language)
         if args.output:
-            print(_write_output(records, args.output, predictor.task))
+            print(_write_output(records, args.output, predictor.task, args.overwrite))
             return
     except (FileNotFoundError, ValueError) as error:
         raise CommandError(str(error)) from None
@@ -254,6 +260,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     predict.add_argument("--json", action="store_true", help="print one JSON object a line (full embedding vectors)")
     predict.add_argument("--output", help="write every prediction to FILE.jsonl, or embeddings to FILE.npy "
                                           "([texts, size] float32)")
+    add_overwrite_argument(predict, "replace an existing --output file, once the new one is complete")
     predict.add_argument("--question", help="question answering: the question asked of every text (the contexts)")
     predict.add_argument("--text-pair", help="pair models: the second text of every example")
     predict.add_argument("--signature", help="the signature to run (default serving_default; tokenize and "

@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> None:
                 sequence_length=args.sequence_length, max_predictions=args.max_predictions,
                 optimizer_recipe=args.optimizer, shuffle_buffer=args.shuffle_buffer, callbacks=[watcher],
                 line_by_line=args.line_by_line, data_service=args.data_service,
+                data_service_job=args.data_service_job,
             )
     except Interrupted as interrupted:
         interrupted.detail = interruption_detail(watcher.step(), args.model_dir)
@@ -188,6 +189,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--data-service", metavar="grpc://HOST:PORT",
                         help="run the input pipeline on this tf.data service dispatcher's workers (start them with "
                              "python -m tfbert.data.service dispatcher|worker); files are shared out dynamically")
+    parser.add_argument("--data-service-job", metavar="NAME",
+                        help="the tf.data service job to join (default: one of this run's own, recorded in "
+                             "--model-dir, so no other run gets its data); give the same NAME to the trainers that "
+                             "share one epoch")
     add_overwrite_argument(parser, "start a new run in --model-dir whatever it holds, deleting the old one once the "
                                    "new run has a checkpoint (without it a pretraining run there is resumed and "
                                    "anything else refused)")

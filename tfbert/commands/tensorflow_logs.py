@@ -30,6 +30,17 @@ STARTUP_NOISE = re.compile(
 )
 
 
+def runs_as_main(module: str) -> bool:
+    """Whether this process is `python -m MODULE` (as its command line says; `sys.argv` does not name the module
+    while the packages above it are imported, which is where a package sees it).
+
+    A package whose own import pulls in TensorFlow (`tfbert.data`) calls `import_tensorflow_quietly` first when it
+    is imported to run one of its modules as a command: `python -m tfbert.data.service`.
+    """
+    command = getattr(sys, "orig_argv", [])
+    return "-m" in command and command[command.index("-m") + 1:][:1] == [module]
+
+
 def import_tensorflow_quietly() -> None:
     """Imports TensorFlow, holding back its start-up info and warning lines whatever TF_CPP_MIN_LOG_LEVEL says.
 

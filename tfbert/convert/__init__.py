@@ -1,5 +1,6 @@
-"""Checkpoints of other libraries in and out: `load_huggingface`, `load_electra`, `config_from_huggingface`,
-`huggingface_config` (`tfbert.convert.huggingface`), imported on first use.
+"""Checkpoints of other libraries in and out: `load_huggingface`, `config_from_huggingface`, `huggingface_config`
+(`tfbert.convert.huggingface`), imported on first use; ELECTRA's two checkpoints in one model are its family's
+(`tfbert.families.electra.checkpoints.load_electra`).
 
 The weight-name maps live with each family (`tfbert/families/<family>/formats.py`); the layouts they
 share (dense, LayerNorm, fused QKV, a BERT-style block) in `tfbert.convert.weights`.
@@ -13,5 +14,5 @@ Example:
 
 from tfbert._lazy import lazy_exports
 
-__all__ = ["config_from_huggingface", "huggingface_config", "load_electra", "load_huggingface", "read_state_dict"]
+__all__ = ["config_from_huggingface", "huggingface_config", "load_huggingface", "read_state_dict"]
 __getattr__, __dir__ = lazy_exports(__name__, {name: "tfbert.convert.huggingface" for name in __all__})

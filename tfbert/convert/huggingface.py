@@ -10,14 +10,14 @@ query/key/value projections are fused into tfbert's one `query_key_value`
 matrix. Every weight the model needs must be found; a missing one raises an
 error naming it.
 
-ELECTRA's generator and discriminator are two checkpoints: `load_electra`
-puts both into one `ElectraPretrainingModel` (their embeddings are shared).
+ELECTRA's generator and discriminator are two checkpoints, which its family's
+`tfbert.families.electra.checkpoints.load_electra` puts into one model with
+`read_checkpoint` and `copy_weights`.
 
 Example:
-    >>> from tfbert.convert.huggingface import load_electra, load_huggingface
+    >>> from tfbert.convert.huggingface import load_huggingface
     >>> encoder = load_huggingface("all-MiniLM-L6-v2/")               # Encoder
     >>> pretrainer = load_huggingface("bert-base-uncased/", heads=True) # PretrainingModel (folders with heads: not in the test assets)  # doctest: +SKIP
-    >>> electra = load_electra("electra-small-discriminator/", "electra-small-generator/")  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -35,9 +35,6 @@ from tfbert.architectures import ArchitectureSpec, HuggingFaceFormat
 from tfbert.architectures.spec import Assignment
 from tfbert.convert import weights
 from tfbert.config import EncoderConfig, ModelConfig
-from tfbert.families.electra import formats as electra
-from tfbert.families.electra.models import ElectraPretrainingModel
-from tfbert.families.electra.spec import SPEC as ELECTRA
 from tfbert.models.encoder import Encoder
 
 FORMAT = "huggingface"
@@ -161,14 +158,22 @@ def _with_legacy_names(state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return renamed
 
 
-def _copy_weights(assignments, state: Mapping[str, np.ndarray], prefix: str, folder: Path | None = None) -> set[str]:
+def read_checkpoint(folder: str | Path, architecture: str) -> tuple[dict[str, np.ndarray], str]:
+    """A checkpoint folder's state dict (LayerNorm names as today's) and the prefix `architecture`'s encoder has in
+    it (`"electra."` in a checkpoint with heads, else `""`)."""
+    state = _with_legacy_names(read_state_dict(folder))
+    return state, _prefix(state, architecture)
+
+
+def copy_weights(assignments, state: Mapping[str, np.ndarray], prefix: str, folder: Path | None = None) -> set[str]:
     """Assigns every (variable, names, fn) from `state`; returns the names used. See `load_state_dict`."""
     source, config = ("checkpoint", "config.json") if folder is None else (f"checkpoint {folder}", folder / "config.json")
     return weights.copy_weights(assignments, state, source, str(config),
                                 is_pooler=lambda name: name.startswith(f"{prefix}pooler"))
 
 
-def _unused(state: Mapping[str, np.ndarray], used: set[str], architecture: str) -> list[str]:
+def unused_names(state: Mapping[str, np.ndarray], used: set[str], architecture: str) -> list[str]:
+    """The names of `state` no weight was copied from, less those no tfbert weight comes from (tied decoders)."""
     ignored = IGNORED_SUFFIXES + _format(architecture).ignored_suffixes
     return sorted(name for name in state if name not in used and not name.endswith(ignored))
 
@@ -184,7 +189,8 @@ def load_state_dict(model: keras.Model, state: Mapping[str, np.ndarray], archite
     """
     state = _with_legacy_names(dict(state))
     prefix = _prefix(state, architecture)
-    return _unused(state, _copy_weights(_assignments(model, architecture, prefix), state, prefix, folder), architecture)
+    return unused_names(state, copy_weights(_assignments(model, architecture, prefix), state, prefix, folder),
+                        architecture)
 
 
 def _read_config(folder: Path) -> dict[str, Any]:
@@ -233,7 +239,7 @@ def load_huggingface(folder: str | Path, heads: bool = False, dtype: str | None 
     heads, which the checkpoint must contain: a `PretrainingModel` (e.g. `BertForPreTraining`),
     an `XLMRobertaPretrainingModel` (`XLMRobertaForMaskedLM`) or an `XLMPretrainingModel`
     (`XLMWithLMHeadModel`; objective `clm` when the config is causal). ELECTRA's two
-    checkpoints go through `load_electra`.
+    checkpoints go through `tfbert.families.electra.checkpoints.load_electra`.
 
     Example:
         >>> encoder = load_huggingface("all-MiniLM-L6-v2/")
@@ -253,73 +259,3 @@ def warn_unused(folder: Path, unused: Sequence[str]) -> None:
     """Warns that the checkpoint in `folder` holds tensors that were not loaded (the first ten named)."""
     if unused:
         warnings.warn(f"{folder}: {len(unused)} checkpoint tensor(s) not used: {', '.join(unused[:10])}", stacklevel=3)
-
-
-def load_electra(
-    discriminator: str | Path,
-    generator: str | Path,
-    seed: int | None = None,
-    rtd_weight: float = 50.0,
-    dtype: str | None = None,
-) -> ElectraPretrainingModel:
-    """One `ElectraPretrainingModel` from a discriminator (`ElectraForPreTraining`) and a
-    generator (`ElectraForMaskedLM`) checkpoint folder.
-
-    tfbert's generator shares the discriminator's embeddings, so the
-    discriminator's are loaded; if the generator checkpoint's embeddings
-    differ (they are equal in checkpoints trained with tied embeddings, such
-    as Google's), a warning says so.
-
-    Example:
-        >>> model = load_electra("electra-small-discriminator/", "electra-small-generator/", seed=0)   # not in the test assets  # doctest: +SKIP
-    """
-    folders = {"discriminator": Path(discriminator), "generator": Path(generator)}
-    configs = {}
-    for role, folder in folders.items():
-        configs[role] = _read_model_config(folder)[1]
-        if configs[role].architecture != ELECTRA.name:
-            raise ValueError(f"{role} checkpoint {str(folder)!r} is {configs[role].architecture!r}, not ELECTRA")
-    config = ModelConfig(
-        architecture=ELECTRA.name,
-        encoder=configs["discriminator"].encoder,
-        generator=configs["generator"].encoder,
-        description=f"converted from Hugging Face ELECTRA {folders['discriminator'].name} + {folders['generator'].name}",
-    )
-    model = ElectraPretrainingModel(config, rtd_weight=rtd_weight, seed=seed, dtype=dtype)
-    unused = {"discriminator": _load_discriminator(model, folders["discriminator"]),
-              "generator": _load_generator(model, folders["generator"])}
-    for role, names in unused.items():
-        if names:
-            warnings.warn(f"{folders[role]}: {len(names)} checkpoint tensor(s) not used: {', '.join(names[:10])}", stacklevel=2)
-    return model
-
-
-def _load_discriminator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
-    """The discriminator's encoder (with the shared embeddings) and head; returns the unused names."""
-    state = _with_legacy_names(read_state_dict(folder))
-    prefix = _prefix(state, ELECTRA.name)
-    assignments = [*electra.HUGGINGFACE_NAMES(model.discriminator, prefix),
-                   *electra.discriminator_head_weights(model)]
-    return _unused(state, _copy_weights(assignments, state, prefix, folder), ELECTRA.name)
-
-
-def _load_generator(model: ElectraPretrainingModel, folder: Path) -> list[str]:
-    """The generator's layers and head; its embeddings are the discriminator's, compared with a warning."""
-    state = _with_legacy_names(read_state_dict(folder))
-    prefix = _prefix(state, ELECTRA.name)
-    assignments = [*electra.HUGGINGFACE_NAMES(model.generator, prefix, embeddings=False),
-                   *electra.generator_head_weights(model)]
-    used = _copy_weights(assignments, state, prefix, folder)
-    differing = []
-    for variable, names, fn in electra.HUGGINGFACE_NAMES.embedding_weights(model.generator, prefix):
-        if all(name in state for name in names):
-            used.update(names)
-            if not np.allclose(fn(*(state[name] for name in names)), variable.numpy(), atol=1e-6):
-                differing.extend(names)
-    if differing:
-        warnings.warn(
-            f"{folder}: the generator's embeddings differ from the discriminator's "
-            f"({', '.join(differing)}); tfbert's ELECTRA shares one set and keeps the discriminator's",
-            stacklevel=3,
-        )
-    return _unused(state, used, ELECTRA.name)

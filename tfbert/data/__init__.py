@@ -1,5 +1,10 @@
 """Pretraining input pipelines as `tf.data` graph ops: readers, example builders, packing, masking."""
 
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly, runs_as_main
+
+if runs_as_main("tfbert.data.service"):   # a server command: TensorFlow comes in here, as quietly as for `tfbert`
+    import_tensorflow_quietly()
+
 from tfbert.data.masking import MaskedLMMasker, mask_dataset
 from tfbert.data.packing import SegmentPacker, num_special_tokens
 from tfbert.data.pretraining import (

@@ -7,12 +7,14 @@ A family's package holds
   `tfbert.config` reads it without building anything;
 - `formats.py`: its checkpoint formats (Hugging Face, Google's TF1, keras-hub): config files and
   weight-name maps, NumPy only;
-- `models.py` (where the family has its own): its Keras pretraining model classes and the factory
-  its spec names as `"tfbert.families.<name>.models:function"`, imported when a model is built.
+- `models.py` (where the family has its own): its Keras pretraining model classes (the spec's
+  `keras_classes`) and the factory its spec names as `"tfbert.families.<name>.models:function"`,
+  imported when a model is built;
+- `configs/*.yaml`: its shipped configs (`tfbert configs`, `load_config("<name>_base")`), package data;
+- other modules with code only the family needs (ELECTRA's two-checkpoint loader, DeBERTa's tokenizer folder).
 
-Its shipped configs are `configs/<name>_*.yaml` (installed as `tfbert.configs`). The registry
-(`tfbert.architectures`) imports the built-in specs on first use; the packages import nothing
-when imported themselves, so `tfbert.families.electra.spec` loads without Keras.
+The registry (`tfbert.architectures`) imports the built-in specs on first use; the packages import
+nothing when imported themselves, so `tfbert.families.electra.spec` loads without Keras.
 
 Example:
     >>> from tfbert.families.albert.spec import SPEC

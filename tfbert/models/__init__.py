@@ -1,5 +1,6 @@
 """The generic model code every family builds on (`Encoder`, heads, objectives, `PretrainingModel`), and
-the family pretraining models re-exported from `tfbert.families.<name>.models`, imported on first use.
+every registered family's Keras classes (its spec's `keras_classes`, from `tfbert.families.<name>.models`),
+imported on first use.
 
 Example:
     >>> from tfbert.models import ElectraPretrainingModel
@@ -7,16 +8,10 @@ Example:
     'tfbert.families.electra.models'
 """
 
-from tfbert._lazy import by_module, lazy_exports
+from tfbert._lazy import by_module, family_exports, lazy_exports
 
 _EXPORTS = by_module({
     "tfbert.models.encoder": ["Encoder", "build_encoder"],
     "tfbert.models.pretraining": ["PretrainingModel"],
-    "tfbert.families.electra.models": ["ElectraPretrainingModel"],
-    "tfbert.families.spanbert.models": ["SpanBertPretrainingModel"],
-    "tfbert.families.xlm.models": ["XLMPretrainingModel"],
-    "tfbert.families.xlmr.models": ["XLMRobertaPretrainingModel"],
-    "tfbert.families.deberta.models": ["DebertaRTDModel"],
 })
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, more=family_exports)

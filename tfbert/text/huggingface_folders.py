@@ -8,6 +8,7 @@ A folder holds one of (first found wins):
 | `spiece.model` | `SentencePieceTokenizer` | `do_lower_case` (default false), `keep_accents` (false: NFKD and accents dropped, as `AlbertTokenizer`) |
 | `sentencepiece.bpe.model` | `SentencePieceTokenizer` in fairseq's id layout (XLM-R, CamemBERT) | as `spiece.model` |
 | `vocab.json` + `merges.txt` | `BytePairTokenizer` (RoBERTa, GPT-2) | `add_prefix_space` must be false |
+| a family's own file (DeBERTa's `spm.model`) | what its reader gives (`HuggingFaceFormat.tokenizer_files`) | the reader's |
 | `tokenizer.json` alone | any of the three, from its `model` and `normalizer` | the normalizer's lower-casing and accent stripping |
 
 Special tokens (`cls_token`, ...) come from `tokenizer_config.json` or `special_tokens_map.json`.
@@ -26,12 +27,14 @@ Example:
 from __future__ import annotations
 
 import base64
+import importlib
 import warnings
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from sentencepiece import sentencepiece_model_pb2 as model_pb2
 
+from tfbert import architectures
 from tfbert.text._files import PathLike, read_json
 from tfbert.text._unigram import CONTROL, NORMAL, UNIGRAM, UNKNOWN
 from tfbert.text.base import Tokenizer
@@ -43,9 +46,6 @@ CONFIG_FILE = "tokenizer_config.json"
 SPECIAL_TOKENS_FILE = "special_tokens_map.json"
 TOKENIZER_FILE = "tokenizer.json"
 FAIRSEQ_MODEL_FILE = "sentencepiece.bpe.model"
-DEBERTA_MODEL_FILE = "spm.model"   # DeBERTa-v2/v3
-# The files that make a folder a Hugging Face tokenizer, in the order they are tried.
-VOCABULARY_FILES = ("vocab.txt", "spiece.model", FAIRSEQ_MODEL_FILE, DEBERTA_MODEL_FILE, "vocab.json", TOKENIZER_FILE)
 # fairseq's dictionary starts with these, whatever the SentencePiece model holds.
 FAIRSEQ_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
 # (do_lower_case, keep_accents) of the SentencePiece classes whose defaults normalise (others: neither).
@@ -57,7 +57,7 @@ _ROLES = {"cls": "cls_token", "sep": "sep_token", "pad": "pad_token", "mask": "m
 def is_huggingface_tokenizer(folder: PathLike) -> bool:
     """Whether `folder` holds one of the files a Hugging Face tokenizer is read from."""
     folder = Path(folder)
-    return folder.is_dir() and any((folder / name).is_file() for name in VOCABULARY_FILES)
+    return folder.is_dir() and any((folder / name).is_file() for name in _readers())
 
 
 def _token(value: Any) -> str | None:
@@ -96,7 +96,9 @@ def _from_vocab_txt(folder: Path, settings: Mapping[str, Any]) -> WordPieceToken
     return WordPieceTokenizer(folder / "vocab.txt", lowercase=lowercase, special_tokens=_special_tokens(settings, tokens))
 
 
-def _sentencepiece(proto: bytes, settings: Mapping[str, Any]) -> SentencePieceTokenizer:
+def sentencepiece_tokenizer(proto: bytes, settings: Mapping[str, Any]) -> SentencePieceTokenizer:
+    """A SentencePiece model (bytes) with a folder's settings: casing by `tokenizer_class`'s defaults, special
+    tokens by role where the model has them."""
     model = model_pb2.ModelProto.FromString(proto)
     pieces = {piece.piece for piece in model.pieces}
     lowercase, keep_accents = _CLASS_DEFAULTS.get(str(settings.get("tokenizer_class", "")).removesuffix("Fast"),
@@ -131,19 +133,13 @@ def fairseq_layout(proto: bytes) -> bytes:
 
 
 def _from_spiece(folder: Path, settings: Mapping[str, Any]) -> SentencePieceTokenizer:
-    return _sentencepiece((folder / "spiece.model").read_bytes(), settings)
+    return sentencepiece_tokenizer((folder / "spiece.model").read_bytes(), settings)
 
 
 def _from_fairseq(folder: Path, settings: Mapping[str, Any]) -> SentencePieceTokenizer:
     roles = {"cls_token": "<s>", "sep_token": "</s>", "pad_token": "<pad>", "mask_token": "<mask>",
              "unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>", **settings}
-    return _sentencepiece(fairseq_layout((folder / FAIRSEQ_MODEL_FILE).read_bytes()), roles)
-
-
-def _from_deberta(folder: Path, settings: Mapping[str, Any]) -> SentencePieceTokenizer:
-    roles = {"cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "mask_token": "[MASK]",
-             "unk_token": "[UNK]", **settings}
-    return _sentencepiece((folder / DEBERTA_MODEL_FILE).read_bytes(), roles)
+    return sentencepiece_tokenizer(fairseq_layout((folder / FAIRSEQ_MODEL_FILE).read_bytes()), roles)
 
 
 def _from_vocab_json(folder: Path, settings: Mapping[str, Any]) -> BytePairTokenizer:
@@ -191,7 +187,7 @@ def _from_tokenizer_json(folder: Path, settings: Mapping[str, Any]) -> Tokenizer
                                   special_tokens=_special_tokens(settings, set(vocabulary)))
     if kind == "Unigram":
         accents = {"keep_accents": "StripAccents" not in steps, "do_lower_case": "Lowercase" in steps}
-        return _sentencepiece(_unigram_proto(state, settings), {**settings, **accents})
+        return sentencepiece_tokenizer(_unigram_proto(state, settings), {**settings, **accents})
     if kind == "BPE" and (state.get("pre_tokenizer") or {}).get("type") == "ByteLevel":
         if state["pre_tokenizer"].get("add_prefix_space"):
             raise ValueError(f"{folder / TOKENIZER_FILE}: add_prefix_space true; tfbert's byte-level BPE adds none")
@@ -204,9 +200,25 @@ def _from_tokenizer_json(folder: Path, settings: Mapping[str, Any]) -> Tokenizer
                      "byte-level BPE)")
 
 
+# The files every family shares, in the order they are tried; then the families' own, then tokenizer.json.
 _READERS = {"vocab.txt": _from_vocab_txt, "spiece.model": _from_spiece, FAIRSEQ_MODEL_FILE: _from_fairseq,
-            DEBERTA_MODEL_FILE: _from_deberta,
-            "vocab.json": _from_vocab_json, TOKENIZER_FILE: _from_tokenizer_json}
+            "vocab.json": _from_vocab_json}
+Reader = Callable[[Path, Mapping[str, Any]], Tokenizer]
+
+
+def _family_reader(name: str) -> Reader:
+    module, _, function = name.partition(":")
+    return lambda folder, settings: getattr(importlib.import_module(module), function)(folder, settings)
+
+
+def _readers() -> dict[str, Reader]:
+    """Each file a Hugging Face tokenizer is read from and its reader, in the order they are tried."""
+    families = {}
+    for family in architectures.names():
+        entry = architectures.get(family).formats.get("huggingface")
+        for file, reader in (entry.tokenizer_files if entry is not None else {}).items():
+            families.setdefault(file, _family_reader(reader))
+    return {**_READERS, **families, TOKENIZER_FILE: _from_tokenizer_json}
 
 
 def read_huggingface_tokenizer(folder: PathLike) -> Tokenizer:
@@ -221,10 +233,11 @@ def read_huggingface_tokenizer(folder: PathLike) -> Tokenizer:
     """
     folder = Path(folder)
     settings = _settings(folder)
-    for name, reader in _READERS.items():
+    readers = _readers()
+    for name, reader in readers.items():
         if (folder / name).is_file():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)
                 return reader(folder, settings)
     raise FileNotFoundError(f"{folder}: no tokenizer files; expected a tfbert tokenizer_config.json naming its class or "
-                            f"one of {', '.join(VOCABULARY_FILES)}")
+                            f"one of {', '.join(readers)}")

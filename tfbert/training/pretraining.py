@@ -47,6 +47,7 @@ from tfbert.data.masking import mask_dataset
 from tfbert.data.preprocessor import MaskingSettings, Preprocessor
 from tfbert.data.pretraining import shuffled
 from tfbert.data.readers import text_lines
+from tfbert.data.service import check_job_name, named_service_errors, run_job_name, wait_for_service
 from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
 from tfbert.training.driver import train
@@ -328,6 +329,7 @@ def pretrain(
     shuffle_buffer: int = 1000,
     line_by_line: bool = False,
     data_service: str | None = None,
+    data_service_job: str | None = None,
     callbacks: list[keras.callbacks.Callback] | None = None,
     **setting_changes: Any,
 ) -> keras.Model:
@@ -342,7 +344,9 @@ def pretrain(
     start costs the same at any corpus size. `line_by_line=True` makes each line of the text
     files one example (Hugging Face's `LineByLineTextDataset`; MLM-type objectives only).
     `data_service="grpc://HOST:PORT"` runs the input pipeline on a tf.data service cluster
-    (`tfbert.data.service`).
+    (`tfbert.data.service`), in the job the run records in `model_dir` (`run_job_name`), or in
+    `data_service_job` for runs that share one epoch; a cluster that does not answer within the
+    bounded wait of `wait_for_service` ends the call with one line.
 
     `init_from` starts from an existing model's weights instead of random ones (see
     `tfbert.training.initialization.read_source`): its config and tokenizer are used where
@@ -388,7 +392,8 @@ def pretrain(
     names = objectives if objectives is not None else (config.pretraining and config.pretraining.objectives)
     objectives, dataset_fn = EXAMPLE_PIPELINES[spec.examples.source](
         config, tokenizer, data,
-        ExampleSettings(sequence_length, max_predictions, seed, shuffle_buffer, line_by_line, data_service), names)
+        ExampleSettings(sequence_length, max_predictions, seed, shuffle_buffer, line_by_line, data_service,
+                        service_job(data_service, data_service_job, model_dir)), names)
     config = with_recorded_objectives(config, objectives)
 
     def optimizer_fn(total_steps: int) -> keras.optimizers.Optimizer:
@@ -401,10 +406,24 @@ def pretrain(
         return model
 
     save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions, init_from=init_from)
-    model = train(model_fn, dataset_fn, model_dir=model_dir, settings=run,
-                  optimizer_fn=optimizer_fn, callbacks=callbacks, hidden_size=config.encoder.hidden_size, family=spec)
+    with named_service_errors(data_service):
+        model = train(model_fn, dataset_fn, model_dir=model_dir, settings=run, optimizer_fn=optimizer_fn,
+                      callbacks=callbacks, hidden_size=config.encoder.hidden_size, family=spec)
     record_run_step(model_dir)
     return model
+
+
+def service_job(address: str | None, job_name: str | None, model_dir: str) -> str | None:
+    """The tf.data service job a run's pipelines join (None without a service), once the service answers
+    (`tfbert.data.service.wait_for_service`): `job_name`, else the run's own (`run_job_name`)."""
+    if address is None:
+        if job_name is not None:
+            raise ValueError(f"data_service_job {job_name!r} (--data-service-job) names a job of a tf.data service: "
+                             "give the service's address too (data_service, --data-service grpc://HOST:PORT)")
+        return None
+    job_name = check_job_name(job_name) if job_name is not None else None
+    wait_for_service(address)
+    return job_name or run_job_name(model_dir)
 
 
 def _run_source(model_dir: str, init_from: str | Path | None) -> dict:
@@ -546,7 +565,7 @@ def with_recorded_objectives(config: ModelConfig, objectives: Sequence[str]) -> 
 @dataclasses.dataclass(frozen=True)
 class ExampleSettings:
     """How `pretrain` makes examples: sequence length, masked slots, seed, shuffle buffer, a line an example or
-    not, and where the pipeline runs (None: here; else a tf.data service dispatcher's address)."""
+    not, and where the pipeline runs (None: here; else a tf.data service dispatcher's address, and the job there)."""
 
     sequence_length: int = 128
     max_predictions: int = 20
@@ -554,6 +573,7 @@ class ExampleSettings:
     shuffle_buffer: int = 1000
     line_by_line: bool = False
     data_service: str | None = None
+    data_service_job: str | None = None
 
 
 DatasetFn = Callable[[int, tf.distribute.InputContext], tf.data.Dataset]
@@ -584,16 +604,16 @@ def document_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings:
                                         max_predictions=settings.max_predictions, seed=settings.seed,
                                         shuffle_buffer=settings.shuffle_buffer, objectives=objectives,
                                         line_by_line=settings.line_by_line, repeat=True)
-        return examples if local else on_data_service(examples, settings.data_service)
+        return examples if local else on_data_service(examples, settings.data_service, settings.data_service_job)
     return objectives, dataset_fn
 
 
-def on_data_service(examples: tf.data.Dataset, address: str) -> tf.data.Dataset:
-    """`examples` made by the tf.data service at `address`, every trainer pipeline sharing one job
-    (`tfbert.data.service.distributed`: dynamic sharding, so no pipeline shards its own input)."""
+def on_data_service(examples: tf.data.Dataset, address: str, job_name: str | None = None) -> tf.data.Dataset:
+    """`examples` made by the tf.data service at `address`, every trainer pipeline of the run sharing the job
+    `job_name` (`tfbert.data.service.distributed`: dynamic sharding, so no pipeline shards its own input)."""
     from tfbert.data.service import distributed
 
-    return distributed(examples, address).prefetch(tf.data.AUTOTUNE)
+    return distributed(examples, address, job_name).prefetch(tf.data.AUTOTUNE)
 
 
 def check_line_by_line_objectives(spec: ArchitectureSpec, objectives: Sequence[str]) -> None:

@@ -4,8 +4,10 @@
 holds and refuses a rerun with another config or tokenizer *before* anything is written (the
 checkpoints would not fit them). New files are written under a temporary name in the same folder
 and renamed, so a kill leaves the old file or the new one, never a mix. `remove_interrupted_writes`
-deletes what a killed run left half-written: TensorFlow's `ckpt-N_temp/` folders, these temporary
-names, and an `encoder.keras` that is not a complete file.
+deletes what a killed run left half-written (the table `INTERRUPTED_WRITES`): TensorFlow's
+`ckpt-N_temp/` folders and temporary files, a checkpoint's files that the `checkpoint` index does not
+list (a kill between them and the index), these temporary names, and an `encoder.keras` that is not
+a complete file.
 
 Written by hand: TensorFlow's checkpoints are already atomic (see `checkpointing`), but nothing in
 TensorFlow or Keras compares or installs the small files around them.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import filecmp
 import glob
 import os
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -134,16 +137,59 @@ def install_run_assets(staged: str | Path, model_dir: str) -> None:
         (_install_remote if remote else _install_local)(entry, target)
 
 
+def _always(path: str, referenced: frozenset[str] | None) -> bool:
+    return True
+
+
+def _unreferenced(path: str, referenced: frozenset[str] | None) -> bool:
+    """A checkpoint's file whose checkpoint the `checkpoint` index does not list (kept when the index is unreadable)."""
+    prefix = _CHECKPOINT_PREFIX.match(os.path.basename(path))
+    return referenced is not None and prefix is not None and prefix[1] not in referenced
+
+
+def _not_a_zip(path: str, referenced: frozenset[str] | None) -> bool:
+    return os.path.isfile(path) and not zipfile.is_zipfile(path)   # a 0-byte or cut-off .keras file
+
+
+_CHECKPOINT_PREFIX = re.compile(r"^(ckpt-\d+)[._]")   # `ckpt-12` of `ckpt-12.index`, `ckpt-12.data-...`
+# What a killed run can leave half-written in its folder: a glob pattern under the folder, and whether a match is
+# such a leftover (given the checkpoints the `checkpoint` index lists). A new kind of checkpoint file adds a row.
+INTERRUPTED_WRITES = (
+    ("ckpt-*_temp", _always),          # TensorFlow's shards of a checkpoint being written, before their merge
+    ("ckpt-*.tempstate*", _always),    # TensorFlow's checkpoint files before their rename
+    ("ckpt-*.index", _unreferenced),   # a checkpoint written whole, killed before the index named it
+    ("ckpt-*.data-*", _unreferenced),
+    (f"{CHECKPOINT_INDEX}.tmp*", _always),   # the index itself before its rename
+    (".scratch", _always),             # a killed non-chief worker's checkpoint (tfbert.training.checkpointing)
+    (f"{TEMPORARY_MARK}*", _always),   # tfbert's files before their rename
+    (f"encoder/{TEMPORARY_MARK}*", _always),
+    (ENCODER_FILE, _not_a_zip),        # the run's end writes it again
+)
+
+
+def _referenced_checkpoints(model_dir: str) -> frozenset[str] | None:
+    """The names (`ckpt-N`) of the checkpoints the `checkpoint` index lists; None when it cannot be read."""
+    if not os.path.exists(os.path.join(model_dir, CHECKPOINT_INDEX)):
+        return frozenset()
+    try:
+        state = tf.train.get_checkpoint_state(model_dir)
+    except (tf.errors.OpError, ValueError):   # damaged: nothing is taken for unreferenced
+        return None
+    if state is None:
+        return None
+    paths = [*state.all_model_checkpoint_paths, state.model_checkpoint_path]
+    return frozenset(os.path.basename(path) for path in paths if path)
+
+
 def remove_interrupted_writes(model_dir: str) -> list[str]:
-    """Deletes what a killed run left half-written in a local `model_dir`; returns the paths removed."""
+    """Deletes what a killed run left half-written in a local `model_dir` (`INTERRUPTED_WRITES`); returns the
+    paths removed."""
     if "://" in model_dir or not os.path.isdir(model_dir):
         return []
-    leftovers = [*glob.glob(os.path.join(model_dir, "ckpt-*_temp")),
-                 *glob.glob(os.path.join(model_dir, f"{TEMPORARY_MARK}*")),
-                 *glob.glob(os.path.join(model_dir, "encoder", f"{TEMPORARY_MARK}*"))]
-    encoder = os.path.join(model_dir, ENCODER_FILE)
-    if os.path.isfile(encoder) and not zipfile.is_zipfile(encoder):
-        leftovers.append(encoder)   # a 0-byte or cut-off file; the run's end writes it again
+    referenced = _referenced_checkpoints(model_dir)
+    leftovers = sorted({path for pattern, is_leftover in INTERRUPTED_WRITES
+                        for path in glob.glob(os.path.join(glob.escape(model_dir), pattern))
+                        if is_leftover(path, referenced)})
     for path in leftovers:
-        shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+        shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
     return leftovers

@@ -21,6 +21,7 @@ SPEC = ArchitectureSpec(
     objective_sets={"mlm": ("mlm",), "mlm,sop": ("mlm", "sop")},
     examples=ExampleRecipe("sop", masking_unit="ngram", data_label="sentence_order_labels", model_label="sop_labels"),
     pretraining_model=MLM_PRETRAINING_MODEL,
+    package=__package__,
     optimizer="albert",
     export_tasks=("fill_mask",),
     formats={"huggingface": formats.HUGGINGFACE, "tf1": formats.TF1, "keras_hub": formats.KERAS_HUB},

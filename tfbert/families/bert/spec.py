@@ -23,6 +23,7 @@ SPEC = ArchitectureSpec(
     objective_sets={"mlm": ("mlm",), "mlm,nsp": ("mlm", "nsp")},
     examples=ExampleRecipe("nsp", data_label="next_sentence_labels", model_label="nsp_labels"),
     pretraining_model=MLM_PRETRAINING_MODEL,
+    package=__package__,
     optimizer="bert",
     export_tasks=("fill_mask",),
     formats={"huggingface": formats.HUGGINGFACE, "tf1": formats.TF1, "keras_hub": formats.KERAS_HUB},

@@ -102,4 +102,5 @@ HUGGINGFACE = HuggingFaceFormat(
     encoder_weights=HUGGINGFACE_NAMES,
     head_weights=deberta_head_weights,
     head_objectives=lambda hf: ("mlm",),
+    tokenizer_files={"spm.model": "tfbert.families.deberta.tokenizer:read_deberta_tokenizer"},
 )

@@ -45,6 +45,8 @@ SPEC = ArchitectureSpec(
     # As ELECTRA: consecutive segments, token masking (15%).
     examples=ExampleRecipe("electra_segments"),
     pretraining_model="tfbert.families.deberta.models:build_deberta_pretraining_model",
+    package=__package__,
+    keras_classes=("tfbert.families.deberta.models:DebertaRTDModel",),
     optimizer="electra",
     export_tasks=("fill_mask",),
     formats={"huggingface": formats.HUGGINGFACE},

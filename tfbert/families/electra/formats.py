@@ -182,7 +182,8 @@ HUGGINGFACE = HuggingFaceFormat(
     write_config=write_electra_config,
     encoder_weights=HUGGINGFACE_NAMES,
     no_heads="an ELECTRA checkpoint holds either the generator or the discriminator; load both into one "
-             "pretraining model with load_electra(discriminator_folder, generator_folder), or pass heads=False",
+             "pretraining model with tfbert.families.electra.checkpoints.load_electra(discriminator_folder, "
+             "generator_folder), or pass heads=False",
     ignored_suffixes=("generator_lm_head.weight",),
     class_prefix="Electra",
     pretraining_checkpoints=electra_checkpoints,

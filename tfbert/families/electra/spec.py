@@ -2,7 +2,8 @@
 
 A config holds the discriminator (`encoder`) and the generator (`generator`), which share the
 embedding layer (`tfbert.families.electra.models`). Hugging Face stores them as two checkpoints
-(`HuggingFaceFormat.pretraining_checkpoints`), loaded together by `tfbert.convert.load_electra`.
+(`HuggingFaceFormat.pretraining_checkpoints`), read together by
+`tfbert.families.electra.checkpoints.load_electra`.
 
 Example:
     >>> SPEC.generator, SPEC.generator_embeddings
@@ -27,6 +28,8 @@ SPEC = ArchitectureSpec(
     # Consecutive segments (90% split in two at a sentence boundary), token masking.
     examples=ExampleRecipe("electra_segments"),
     pretraining_model="tfbert.families.electra.models:build_electra_pretraining_model",
+    package=__package__,
+    keras_classes=("tfbert.families.electra.models:ElectraPretrainingModel",),
     optimizer="electra",
     formats={"huggingface": formats.HUGGINGFACE, "tf1": formats.TF1, "keras_hub": formats.KERAS_HUB},
 )

@@ -23,6 +23,7 @@ SPEC = ArchitectureSpec(
     default_objectives=("mlm",),
     examples=ExampleRecipe("full_sentences"),
     pretraining_model=MLM_PRETRAINING_MODEL,
+    package=__package__,
     optimizer="roberta",
     export_tasks=("fill_mask",),
     formats={"huggingface": formats.HUGGINGFACE, "keras_hub": formats.KERAS_HUB},

@@ -25,5 +25,7 @@ SPEC = ArchitectureSpec(
     default_objectives=("mlm", "sbo"),
     examples=ExampleRecipe("full_sentences", masking_unit="span", extra_inputs=SPAN_INPUTS),
     pretraining_model="tfbert.families.spanbert.models:build_spanbert_pretraining_model",
+    package=__package__,
+    keras_classes=("tfbert.families.spanbert.models:SpanBertPretrainingModel",),
     formats={"huggingface": formats.HUGGINGFACE},
 )

@@ -26,5 +26,7 @@ SPEC = ArchitectureSpec(
     objective_sets={"mlm": ("mlm",), "tlm": ("mlm",), "clm": ("clm",)},
     examples=ExampleRecipe("xlm", source="multilingual"),
     pretraining_model="tfbert.families.xlm.models:build_xlm_pretraining_model",
+    package=__package__,
+    keras_classes=("tfbert.families.xlm.models:XLMPretrainingModel",),
     formats={"huggingface": formats.HUGGINGFACE},
 )

@@ -20,5 +20,7 @@ SPEC = dataclasses.replace(
     summary="XLM-R: RoBERTa's recipe with a multilingual SentencePiece vocabulary",
     tokenizer="sentencepiece",
     pretraining_model="tfbert.families.xlmr.models:build_xlmr_pretraining_model",
+    package=__package__,
+    keras_classes=("tfbert.families.xlmr.models:XLMRobertaPretrainingModel",),
     formats={"huggingface": formats.HUGGINGFACE, "keras_hub": formats.KERAS_HUB},
 )

@@ -1,1 +1,0 @@
-"""Model configurations shipped with tfbert (YAML files; see `tfbert.config.load_config`)."""

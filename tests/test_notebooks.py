@@ -26,7 +26,8 @@ BACKENDS = {"pretrain_albert_tpu": "jax"}
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 # What each notebook prints when its last steps ran.
 EXPECTED = {
-    "pretrain_albert_tpu": ["backend: jax", "SMOKE run", "step 10/10", "held-out MLM accuracy", "encoder/encoder.keras"],
+    "pretrain_albert_tpu": ["backend: jax", "SMOKE run", "step 10/10", "held-out MLM accuracy",
+                            "encoder/encoder.keras"],
     "finetune_glue_export": ["SMOKE run", "best epoch", ": accuracy", "exported saved_models/sst2/1", "serving_default"],
     "convert_huggingface_export": ["SMOKE run", "22,713,216 parameters", "closest:", "largest difference from transformers"],
 }

@@ -49,7 +49,7 @@ def test_a_killed_jax_run_resumes_from_its_last_checkpoint_to_the_end(jax_run):
     _, run, output = jax_run
     resumed = re.search(r"resumed from \S+/ckpt-(\d+)\.weights\.h5 at step (\d+) of 6", output)
     assert resumed and resumed.group(1) == resumed.group(2) and int(resumed.group(1)) in (2, 4), output
-    assert "JAX, 2 cpu devices, data parallel, 1 process" in output
+    assert "step 6/6  loss" in output and "time to first step" in output
     assert sorted(path.name for path in run.glob("ckpt-*")) == ["ckpt-2.weights.h5", "ckpt-4.weights.h5",
                                                                 "ckpt-6.weights.h5"]
     assert not list(run.glob(".tfbert-tmp-*"))
@@ -60,14 +60,11 @@ def test_a_killed_jax_run_resumes_from_its_last_checkpoint_to_the_end(jax_run):
 JAX_OUTPUTS = """
 import json, sys
 import numpy as np
-from tfbert import artifacts
 from tfbert.artifacts.loading import load_pretraining_run
-run, inputs = sys.argv[1], np.load(sys.argv[2])
+run, inputs = sys.argv[1], dict(np.load(sys.argv[2]))
 model = load_pretraining_run(run)
-encoder_inputs = {"token_ids": inputs["input_word_ids"], "segment_ids": inputs["input_type_ids"],
-                  "padding_mask": inputs["input_mask"]}
-encoded = model.encoder(encoder_inputs)
-logits = model({**encoder_inputs, "masked_positions": inputs["mask_positions"]})["mlm_logits"]
+encoded = model.encoder({name: inputs[name] for name in ("token_ids", "segment_ids", "padding_mask")})
+logits = model(inputs)["mlm_logits"]
 np.savez(sys.argv[3], sequence_output=np.asarray(encoded["sequence_output"]),
          pooled_output=np.asarray(encoded["pooled_output"]), mlm_logits=np.asarray(logits))
 print(json.dumps({"backend": __import__("keras").backend.backend()}))
@@ -75,17 +72,21 @@ print(json.dumps({"backend": __import__("keras").backend.backend()}))
 
 
 def test_tensorflow_serves_the_jax_models_outputs(jax_run, tmp_path):
+    """The export's encoder outputs, and the run's heads as TensorFlow reads them, are the JAX model's (1e-5)."""
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (the SavedModel's tokenizer ops)
+
+    from tfbert.artifacts.loading import load_pretraining_run
 
     _, run, _ = jax_run
     exported = run_tfbert(["export", run, "--name", "fill", "--output-dir", tmp_path / "saved"])
     assert exported.status == 0, exported.stderr[-3000:]
     loaded = tf.saved_model.load(str(artifacts.resolve_saved_model(tmp_path / "saved" / "fill")))
-    served = {key: value.numpy() for key, value in loaded.signatures["serving_default"](text=tf.constant(TEXTS)).items()}
-    inputs = {key: value.numpy() for key, value in loaded.signatures["preprocess"](text=tf.constant(TEXTS)).items()}
-    encoded = {key: value.numpy() for key, value in loaded.signatures["encode"](**inputs).items()}
-    np.savez(tmp_path / "inputs.npz", mask_positions=served["mask_positions"], **inputs)
+    packed = {key: value.numpy() for key, value in loaded.signatures["preprocess"](text=tf.constant(TEXTS)).items()}
+    served = {key: value.numpy() for key, value in loaded.signatures["encode"](**packed).items()}
+    inputs = {"token_ids": packed["input_word_ids"], "segment_ids": packed["input_type_ids"],
+              "padding_mask": packed["input_mask"], "masked_positions": np.array([[1, 2, 3], [1, 2, 3]], np.int32)}
+    np.savez(tmp_path / "inputs.npz", **inputs)
     script = tmp_path / "jax_outputs.py"
     script.write_text(JAX_OUTPUTS, encoding="utf-8")
     completed = subprocess.run([sys.executable, script, run, tmp_path / "inputs.npz", tmp_path / "jax.npz"],
@@ -95,17 +96,18 @@ def test_tensorflow_serves_the_jax_models_outputs(jax_run, tmp_path):
     assert json.loads(completed.stdout.strip().splitlines()[-1]) == {"backend": "jax"}
     reference = np.load(tmp_path / "jax.npz")
     for name in ("sequence_output", "pooled_output"):
-        np.testing.assert_allclose(encoded[name], reference[name], atol=1e-5)
-    probabilities = np.exp(reference["mlm_logits"]) / np.exp(reference["mlm_logits"]).sum(-1, keepdims=True)
-    top = np.sort(probabilities, axis=-1)[..., ::-1][..., :served["scores"].shape[-1]]
-    used = served["mask_positions"] > 0
-    np.testing.assert_allclose(served["scores"][used], top[used], atol=1e-5)
+        np.testing.assert_allclose(served[name], reference[name], atol=1e-5)
+    heads = load_pretraining_run(run)(inputs)["mlm_logits"]
+    np.testing.assert_allclose(np.asarray(heads), reference["mlm_logits"], atol=1e-5)
+    filled = loaded.signatures["serving_default"](text=tf.constant(["the [MASK] of the school"]))
+    assert filled["token_ids"].shape[0] == 1 and np.isfinite(filled["scores"].numpy()).all()
 
 
 def test_finetune_and_the_hugging_face_writer_take_a_jax_run(jax_run, tmp_path):
     folder, run, _ = jax_run
     train = tmp_path / "train.tsv"
-    train.write_text("a gripping film\t1\ndull and slow\t0\na joy to watch\t1\na waste of time\t0\n", encoding="utf-8")
+    train.write_text("sentence\tlabel\na gripping film\t1\ndull and slow\t0\na joy to watch\t1\na waste of time\t0\n",
+                     encoding="utf-8")
     tuned = run_tfbert(["finetune", "--pretrained", run, "--train", train, "--eval", train, "--model-dir",
                         tmp_path / "cls", "--epochs", "1", "--batch-size", "2", "--max-length", "16", "--seed", "0"])
     assert tuned.status == 0, tuned.stderr[-3000:]
@@ -128,8 +130,8 @@ folder, run = sys.argv[1], sys.argv[2]
 tokenizer = load_tokenizer(folder + "/vocab")
 config = config_for_tokenizer(load_config(folder + "/tiny.yaml"), tokenizer)
 config = config.replace(encoder=config.encoder.replace(dropout_rate=0.0, attention_dropout_rate=0.0))
-objectives, pipeline = document_pipeline(config, tokenizer, [folder + "/corpus.txt"],
-                                         ExampleSettings(sequence_length=32, max_predictions=4, seed=0, shuffle_buffer=0))
+settings = ExampleSettings(sequence_length=32, max_predictions=4, seed=0, shuffle_buffer=0)
+objectives, pipeline = document_pipeline(config, tokenizer, [folder + "/corpus.txt"], settings)
 rows = next(iter(pipeline(8, tf.distribute.InputContext())))   # 8 fixed examples, 2 steps of 4
 
 

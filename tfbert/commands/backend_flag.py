@@ -38,7 +38,10 @@ def mesh_value(text: str) -> str:
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
-    """Adds `--backend`, `--mesh`, `--coordinator`, `--num-processes` and `--process-id`."""
+    """Adds `--strategy`, `--backend`, `--mesh`, `--coordinator`, `--num-processes` and `--process-id`."""
+    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"],
+                        help="TensorFlow backend: the tf.distribute strategy (auto: a TPU, else every GPU, else "
+                             "the CPU)")
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
                         help="the trainer: tensorflow (tf.distribute: --strategy), jax (Keras' JAX trainer under "
                              "keras.distribution: TPU v5e/v5p/v6e, GPUs, CPU); auto: KERAS_BACKEND where set, JAX "

@@ -255,8 +255,6 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--epochs", type=flag_types.positive_int, default=3)
     parser.add_argument("--batch-size", type=flag_types.positive_int, default=32)
     parser.add_argument("--learning-rate", type=flag_types.learning_rate, help="peak learning rate (default 2e-5)")
-    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"],
-                        help="TensorFlow backend: the tf.distribute strategy (auto: a TPU, else every GPU, else the CPU)")
     add_backend_arguments(parser)
     parser.add_argument("--seed", type=flag_types.seed)
     add_precision_argument(parser)

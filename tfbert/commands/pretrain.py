@@ -158,8 +158,6 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--model-dir", required=True, help="checkpoints, logs and the final encoder go here")
     parser.add_argument("--steps", required=True, type=flag_types.positive_int, help="total training steps")
     parser.add_argument("--batch-size", type=flag_types.positive_int, default=32, help="global batch size (default 32)")
-    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu", "multiworker"],
-                        help="TensorFlow backend: the tf.distribute strategy (auto: a TPU, else every GPU, else the CPU)")
     add_backend_arguments(parser)
     parser.add_argument("--sequence-length", type=flag_types.sequence_length, default=128)
     parser.add_argument("--max-predictions", type=flag_types.positive_int, default=20,

@@ -149,7 +149,8 @@ def finetune(
             `learning_rate` and `warmup_steps` or `warmup_fraction` (default: the `"finetune"` recipe, AdamW 2e-5
             with 10% warm-up and linear decay), `jit_compile` (XLA for the training step, worth
             it on accelerators; None or `"auto"` is off on TensorFlow: on CPUs compiling costs more than
-            short runs gain; on JAX it is on unless False, the JAX step being an XLA program), `precision` (`"auto"`: bfloat16 where the hardware runs it faster for the
+            short runs gain; on JAX it is on unless False, the JAX step being an XLA program), `precision`
+            (`"auto"`: bfloat16 where the hardware runs it faster for the
             pretrained encoder's width, see `tfbert.distribute.pick_precision`, set globally before the
             model is built) and `verbose` (None: 0).
         weight_decay, epsilon: override the recipe's decay 0.01 and epsilon 1e-6 (BERT's;

@@ -45,7 +45,8 @@ class TensorFlowDevices:
         """`settings.strategy` (a strategy, or a `resolve_strategy` kind); `mesh` is refused (JAX's)."""
         if settings.mesh is not None:
             raise ValueError(f"mesh={settings.mesh!r} is the JAX backend's device mesh; with backend='tensorflow' "
-                             "the devices come from strategy (tpu, gpu, cpu, multiworker): use backend='jax' for a mesh")
+                             "the devices come from strategy (tpu, gpu, cpu, multiworker): use backend='jax' for a "
+                             "mesh")
         kind = settings.strategy or "auto"
         return cls(resolve_strategy(kind) if isinstance(kind, str) else kind)
 

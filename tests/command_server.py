@@ -90,7 +90,7 @@ def _run_request(request: dict, fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    if request.get("log_level"):   # Python's logging shown, as `processes.py` asks ("Resumed from ...")
+    if request.get("log_level"):   # Python's logging shown, as `processes.py` asks
         import logging
 
         logging.basicConfig(level=request["log_level"], format="%(message)s")

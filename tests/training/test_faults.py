@@ -65,7 +65,7 @@ def test_sigkilled_pretraining_resumes_from_its_last_complete_checkpoint(tiny_ru
 
     resumed = run_tfbert(pretrain_argv(tiny_run_inputs, run))
     assert resumed.status == 0, resumed.stderr[-2000:]
-    assert f"Resumed from {last} at step {step} of {STEPS}" in resumed.stderr
+    assert f"resumed from {last} at step {step} of {STEPS}" in resumed.stdout   # a resumed run says so
     assert f"trained to step {STEPS} of {STEPS}" in resumed.stdout
     assert tf.train.latest_checkpoint(str(run)).endswith(f"ckpt-{STEPS}")
     leftovers = [name for _, folders, files in os.walk(run) for name in folders + files

@@ -1,7 +1,7 @@
 """Serving latency and throughput: tfbert's strings-in SavedModel beside ONNX Runtime, alternating in one process.
 
 Both compute all-MiniLM-L6-v2 sentence embeddings (mean pooling, unit length, 128 pieces at most) with the
-same weights on the same Botchan lines (the test assets):
+same weights on the same texts (below):
 
 - tfbert: `export_saved_model` of a `SentenceEmbedder` (mean pooling, unit length) on the converted
   checkpoint, loaded with `tf.saved_model.load` and called on raw strings (`serving_default`: tokenizer,
@@ -22,6 +22,12 @@ same weights on the same Botchan lines (the test assets):
   (int8 weights per tensor, as sentence-transformers' `export_dynamic_quantized_onnx_model` makes it for
   AVX-512 VNNI CPUs), the peer of tfbert's int8 row. Ratios are to float32 ORT.
 
+Texts are real English in three length buckets (`--buckets`, by default 16, 64 and 128): windows of one to
+eight consecutive sentences of the Lee news corpus (the test assets), grouped by their WordPiece pieces with
+[CLS] and [SEP], so that "up to 16" holds texts of 9-16 pieces, "up to 64" 33-64 and "up to 128" 65-128
+(`bucketed_texts`); each bucket gets its own table. Short texts are where tfbert's int8 TF Lite export leads
+ONNX Runtime; at 128 pieces the encoder's matmuls dominate and the order changes.
+
 All get the same threads (`--threads`, by default every core this process may run on): TensorFlow's
 intra-op and inter-op pools, ONNX Runtime's intra-op pool (sequential execution). Pin the process with
 `taskset` to measure on fixed cores. Each round measures batch-1 p50 / p99 latency over `--requests`
@@ -29,9 +35,10 @@ calls and sentences/s at batch 32 and 64 over `--seconds`, tfbert then ORT; the 
 `--rounds` and the ratios. The last three columns compare each system's embeddings of 64 lines to
 sentence-transformers' own (`SentenceTransformer([Transformer, Pooling("mean"), Normalize()])`, PyTorch):
 the max |difference|, the least cosine, and the Spearman correlation of the 2,016 pair similarities (what an
-STS evaluation ranks), which is what int8 weights move.
+STS evaluation ranks), which is what int8 weights move, on each bucket's first 64 texts.
 
-    nice -n 10 taskset -c 0,1 python benchmarks/serving_ort.py [--rounds 5] [--output benchmarks/results/serving_ort.md]
+    nice -n 10 taskset -c 0,1 python benchmarks/serving_ort.py [--rounds 5] [--buckets 16 64 128] \
+        [--output benchmarks/results/serving_ort.md]
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ import sys
 
 import argparse  # noqa: E402
 import os  # noqa: E402
+import re  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -52,7 +60,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import numpy as np  # noqa: E402
 
-from sentence_embeddings_common import MINILM_DIMENSION, botchan_lines, minilm_folder, sentence_transformer  # noqa: E402
+from assets import asset  # noqa: E402
+from sentence_embeddings_common import MINILM_DIMENSION, minilm_folder, sentence_transformer  # noqa: E402
 
 SEQUENCE_LENGTH = 128
 NUM_HEADS = 12
@@ -60,6 +69,33 @@ THROUGHPUT_BATCHES = (32, 64)
 ORT = "ONNX Runtime (fused BERT) + tokenizers"
 ORT_INT8 = "ONNX Runtime (fused BERT, int8 weights) + tokenizers"
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+# Text-length buckets: the most pieces (with [CLS] and [SEP]) a bucket's texts have; each holds texts of more
+# than half its limit, so the buckets do not overlap.
+BUCKETS = (16, 64, 128)
+SENTENCES_PER_TEXT = 8
+
+
+def bucketed_texts(checkpoint: Path, limit: int) -> list[str]:
+    """Texts of `limit // 2 + 1` to `limit` WordPiece pieces (the checkpoint's `tokenizer.json`, [CLS] and [SEP]
+    counted): every window of 1 to `SENTENCES_PER_TEXT` consecutive sentences of the Lee news corpus (300
+    documents, the test assets) that fits, in corpus order, each once."""
+    import tokenizers
+
+    tokenizer = tokenizers.Tokenizer.from_file(str(checkpoint / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    found: dict[str, None] = {}
+    for document in asset("text/lee_background.cor").read_text(encoding="utf-8").splitlines():
+        sentences = [sentence for sentence in re.split(r"(?<=[.!?])\s+", document.strip()) if sentence]
+        for first in range(len(sentences)):
+            for last in range(first + 1, min(len(sentences), first + SENTENCES_PER_TEXT) + 1):
+                text = " ".join(sentences[first:last])
+                pieces = len(tokenizer.encode(text).ids)
+                if pieces > limit:
+                    break
+                if pieces > limit // 2:
+                    found[text] = None
+    return list(found)
 
 
 def tfbert_embedder(checkpoint: Path, directory: str, xla_max_batch: int | None = None):
@@ -237,10 +273,12 @@ def throughput(embed, texts: list[str], batch: int, seconds: float) -> float:
 
 
 def measure_round(embed, texts: list[str], requests: int, seconds: float, offset: int) -> dict[str, float]:
-    """One round's batch-1 p50 / p99 ms (texts from `offset`, so rounds see different lines) and rates."""
-    times = latencies(embed, texts[offset:offset + requests])
+    """One round's batch-1 p50 / p99 ms (texts from `offset`, wrapping round, so rounds see different texts) and
+    rates."""
+    chosen = [texts[(offset + index) % len(texts)] for index in range(requests)]
+    times = latencies(embed, chosen)
     result = {"p50": float(np.percentile(times, 50)), "p99": float(np.percentile(times, 99)),
-              "tokenize p50": float(np.percentile(latencies(embed.tokenize, texts[offset:offset + requests]), 50))}
+              "tokenize p50": float(np.percentile(latencies(embed.tokenize, chosen), 50))}
     for batch in THROUGHPUT_BATCHES:
         result[f"batch {batch}"] = throughput(embed, texts, batch, seconds)
     return result
@@ -343,12 +381,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--xla-max-batch", type=int, default=4,
                         help="the second tfbert export's xla_max_batch (requests of at most this many texts XLA-compiled)")
+    parser.add_argument("--buckets", type=int, nargs="+", default=list(BUCKETS),
+                        help="text-length buckets, the most WordPiece pieces of each (default 16 64 128)")
     parser.add_argument("--output", type=Path, help="also write the results (Markdown) here")
     args = parser.parse_args()
     set_threads(args.threads)
     header = machine_lines(args.threads)
     checkpoint = minilm_folder()
-    texts = botchan_lines(4096)
+    buckets = {limit: bucketed_texts(checkpoint, limit) for limit in args.buckets}
     with tempfile.TemporaryDirectory() as directory:
         systems = {"tfbert SavedModel (strings in), default export": tfbert_embedder(checkpoint, directory),
                    f"tfbert SavedModel (strings in), xla_max_batch={args.xla_max_batch}":
@@ -358,17 +398,23 @@ def main() -> None:
                        tflite_embedder(checkpoint, directory, args.threads, "dynamic"),
                    ORT: ort_embedder(checkpoint, directory, args.threads),
                    ORT_INT8: ort_embedder(checkpoint, directory, args.threads, int8=True)}
-        reference = sentence_transformer(checkpoint, SEQUENCE_LENGTH).encode(texts[:64], convert_to_numpy=True)
-        differences = {name: agreement(embed(texts[:64]), reference) for name, embed in systems.items()}
+        reference = sentence_transformer(checkpoint, SEQUENCE_LENGTH)
+        differences = {limit: {name: agreement(embed(texts[:64]), reference.encode(texts[:64], convert_to_numpy=True))
+                               for name, embed in systems.items()} for limit, texts in buckets.items()}
+        every_text = [text for texts in buckets.values() for text in texts]
         for embed in systems.values():
-            warm_up(embed, texts)
-        results = {name: [] for name in systems}
+            warm_up(embed, every_text)
+        results = {limit: {name: [] for name in systems} for limit in buckets}
         for round_index in range(args.rounds):
-            for name, embed in systems.items():
-                results[name].append(measure_round(embed, texts, args.requests, args.seconds,
-                                                   round_index * args.requests))
-    report("Serving: tfbert SavedModel vs ONNX Runtime", header, table(results, differences) + [""] + details(results),
-           args.output)
+            for limit, texts in buckets.items():
+                for name, embed in systems.items():
+                    results[limit][name].append(measure_round(embed, texts, args.requests, args.seconds,
+                                                              round_index * args.requests))
+    body = []
+    for limit, texts in buckets.items():
+        body += [f"## Texts of up to {limit} pieces ({limit // 2 + 1}-{limit}, {len(texts):,} texts of the Lee "
+                 "corpus)", "", *table(results[limit], differences[limit]), "", *details(results[limit]), ""]
+    report("Serving: tfbert SavedModel vs ONNX Runtime, by text length", header, body, args.output)
 
 
 def report(title: str, header: list[str], body: list[str], output: Path | None) -> None:

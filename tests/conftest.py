@@ -8,7 +8,9 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# `--precision auto` on a CPU compares matmul peaks; tests state equal ones (float32) instead of timing.
+# `--precision auto` on a CPU follows its bfloat16 instructions; tests state none (float32), so the choice does not
+# depend on the machine; `tfbert info` shows stated matmul peaks instead of timing them.
+os.environ.setdefault("TFBERT_CPU_BF16", "none")
 os.environ.setdefault("TFBERT_MATMUL_PEAKS", "100,100")
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # `.ci/run` gives each of the two cores its own worker; one compute thread per worker (and per

@@ -1,6 +1,9 @@
-"""`--precision auto|fp32|bf16`: the choice from stated matmul peaks (nothing is timed), the flag, and bf16 parity."""
+"""`--precision auto|fp32|bf16`: the choice from the hardware (stated CPU instructions; nothing is timed), the flag,
+and bf16 parity."""
 
 import argparse
+import subprocess
+import sys
 
 import keras
 import numpy as np
@@ -8,34 +11,52 @@ import pytest
 import tensorflow as tf
 
 from tfbert.commands.precision_flag import add_precision_argument
-from tfbert.distribute.peaks import MatmulPeaks, cpu_bf16_flags, describe_cpu_bf16
-from tfbert.distribute.precision import PRECISIONS, apply_precision, peaks_from_environment, pick_precision
+from tfbert.distribute import peaks
+from tfbert.distribute.peaks import cpu_bf16_flags, describe_cpu_bf16, peaks_from_environment
+from tfbert.distribute.precision import PRECISIONS, apply_precision, pick_precision, precision_for_devices
 from tfbert.models.pretraining import PretrainingModel
 from models.model_fixtures import pretraining_batch, tiny_config
 
 CPU = tf.distribute.get_strategy()
+AMX = "avx512_bf16,amx_bf16,amx_tile"
 
 
-def stated(float32: float, bfloat16: float):
-    return lambda: MatmulPeaks(float32, bfloat16)
+@pytest.fixture(autouse=True)
+def no_timing(monkeypatch):
+    """`auto` never times a matmul: measuring the peaks fails the test."""
+    def never(*args, **kwargs):
+        raise AssertionError("--precision auto timed a matmul")
+
+    monkeypatch.setattr(peaks, "measure_matmul_peaks", never)
+    monkeypatch.setattr(peaks, "tensorflow_rate", never)
 
 
-@pytest.mark.parametrize("bfloat16, policy", [(93.0, "float32"), (149.0, "float32"), (150.0, "mixed_bfloat16"),
-                                              (270.0, "mixed_bfloat16")])
-def test_auto_picks_bf16_on_a_cpu_only_where_its_peak_is_at_least_1_5x_fp32(bfloat16, policy):
-    choice = pick_precision(CPU, "auto", peaks=stated(100.0, bfloat16))
-    assert choice.policy == policy
-    assert choice.describe() == f"precision: {policy} (bf16 matmul {bfloat16 / 100:.2f}x fp32 on this CPU)"
+@pytest.mark.parametrize("flags, policy", [("none", "float32"), ("avx512_bf16", "mixed_bfloat16"),
+                                           (AMX, "mixed_bfloat16")])
+def test_auto_on_a_cpu_follows_its_bfloat16_instructions(monkeypatch, flags, policy):
+    monkeypatch.setenv("TFBERT_CPU_BF16", flags)
+    choices = {pick_precision(CPU, "auto").describe() for _ in range(3)}
+    assert len(choices) == 1 and pick_precision(CPU, "auto").policy == policy
+    if flags == "none":
+        assert choices == {"precision: float32 (no bfloat16 instructions on this CPU (no AVX512-BF16, no AMX; "
+                           "stated by TFBERT_CPU_BF16))"}
+    else:
+        assert choices == {f"precision: mixed_bfloat16 (CPU bfloat16 instructions {flags.replace(',', ', ')} "
+                           "(stated by TFBERT_CPU_BF16))"}
 
 
-def test_explicit_precisions_skip_the_measurement_and_aliases_name_keras_policies():
-    def never():
-        raise AssertionError("an explicit precision measured the peaks")
+def test_auto_on_a_cpu_reads_proc_cpuinfo_where_nothing_is_stated(monkeypatch):
+    monkeypatch.delenv("TFBERT_CPU_BF16", raising=False)
+    expected = "mixed_bfloat16" if cpu_bf16_flags() else "float32"
+    assert pick_precision(CPU, "auto", hidden_size=768).policy == expected
+    assert "/proc/cpuinfo" in pick_precision(CPU, "auto").reason
 
-    assert pick_precision(CPU, "fp32", peaks=never).policy == "float32"
-    assert pick_precision(CPU, "bf16", peaks=never).describe() == "precision: mixed_bfloat16 (requested)"
+
+def test_explicit_precisions_skip_the_hardware_and_aliases_name_keras_policies():
+    assert pick_precision(CPU, "fp32").policy == "float32"
+    assert pick_precision(CPU, "bf16").describe() == "precision: mixed_bfloat16 (requested)"
     for policy in ("float32", "mixed_bfloat16", "mixed_float16"):
-        assert pick_precision(CPU, policy, peaks=never).policy == policy
+        assert pick_precision(CPU, policy).policy == policy
     with pytest.raises(ValueError, match="Unknown precision 'fp8'"):
         pick_precision(CPU, "fp8")
 
@@ -43,18 +64,42 @@ def test_explicit_precisions_skip_the_measurement_and_aliases_name_keras_policie
 def test_stated_peaks_come_from_the_environment_and_bad_values_say_what_to_give(monkeypatch):
     monkeypatch.setenv("TFBERT_MATMUL_PEAKS", "600,1500")
     assert peaks_from_environment().ratio == 2.5
-    assert pick_precision(CPU).policy == "mixed_bfloat16"
     monkeypatch.setenv("TFBERT_MATMUL_PEAKS", "fast")
     with pytest.raises(ValueError, match="two GFLOP/s numbers, float32 then bfloat16"):
         peaks_from_environment()
 
 
-def test_auto_keeps_float32_on_a_cpu_for_models_too_narrow_to_gain_from_bf16():
-    narrow = pick_precision(CPU, "auto", peaks=stated(200.0, 1000.0), hidden_size=256)
-    assert narrow.describe() == ("precision: float32 (bf16 matmul 5.00x fp32 on this CPU, but hidden size 256 < 512: "
-                                 "matmuls too narrow to gain on a CPU)")
-    assert pick_precision(CPU, "auto", peaks=stated(200.0, 1000.0), hidden_size=512).policy == "mixed_bfloat16"
-    assert pick_precision(CPU, "bf16", peaks=stated(200.0, 1000.0), hidden_size=128).policy == "mixed_bfloat16"
+def test_auto_keeps_float32_on_a_cpu_for_models_too_narrow_to_gain_from_bf16(monkeypatch):
+    monkeypatch.setenv("TFBERT_CPU_BF16", AMX)
+    narrow = pick_precision(CPU, "auto", hidden_size=256)
+    assert narrow.describe() == ("precision: float32 (CPU bfloat16 instructions avx512_bf16, amx_bf16, amx_tile "
+                                 "(stated by TFBERT_CPU_BF16), but hidden size 256 < 512: matmuls too narrow to "
+                                 "gain on a CPU)")
+    assert pick_precision(CPU, "auto", hidden_size=512).policy == "mixed_bfloat16"
+    assert pick_precision(CPU, "bf16", hidden_size=128).policy == "mixed_bfloat16"
+
+
+@pytest.mark.parametrize("kind, capability, scaling, policy", [
+    ("tpu", None, False, "mixed_bfloat16"), ("gpu", (8, 0), False, "mixed_bfloat16"),
+    ("gpu", (9, 0), True, "mixed_bfloat16"), ("gpu", (7, 5), False, "float32"), ("gpu", (7, 5), True, "mixed_float16"),
+    ("gpu", None, False, "float32"), ("cpu", None, False, "float32")])
+def test_precision_for_devices_needs_no_strategy(kind, capability, scaling, policy):
+    assert precision_for_devices(kind, "auto", None, capability, loss_scaling=scaling).policy == policy
+    assert precision_for_devices(kind, "fp32", 1024, capability).describe() == "precision: float32 (requested)"
+
+
+def test_precision_for_devices_refuses_unknown_kinds_and_precisions():
+    with pytest.raises(ValueError, match="Unknown device kind 'npu'"):
+        precision_for_devices("npu")
+    with pytest.raises(ValueError, match="Unknown precision 'fp8'"):
+        precision_for_devices("cpu", "fp8")
+
+
+def test_the_precision_module_imports_neither_tensorflow_nor_keras():
+    code = ("import sys; from tfbert.distribute.precision import precision_for_devices; "
+            "print(precision_for_devices('tpu').policy, sorted({'tensorflow', 'keras', 'jax'} & set(sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "mixed_bfloat16 []"
 
 
 def test_cpu_bf16_flags_are_read_from_cpuinfo(tmp_path):

@@ -77,7 +77,7 @@ def test_tpu_detection_reads_colab_environment(monkeypatch):
 
 def test_precision_on_cpu_without_faster_bf16_is_float32_and_explicit_requests_pass_through():
     strategy = tf.distribute.get_strategy()
-    assert choose_precision(strategy) == "float32"   # tests/conftest.py states equal peaks
+    assert choose_precision(strategy) == "float32"   # tests/conftest.py states no bfloat16 instructions
     assert choose_precision(strategy, "mixed_bfloat16") == "mixed_bfloat16"
     with pytest.raises(ValueError, match="Unknown precision"):
         choose_precision(strategy, "fp8")

@@ -11,7 +11,7 @@ export's `assets.extra/`, a TF Lite export's folder) calls `write_manifest`; `tf
 | `config` | the encoder config (`EncoderConfig.to_dict()`) or None |
 | `preprocessor` | `tokenizer` (class), `lowercase`, `packing_style`, `sequence_length` |
 | `task` | `task` (classification, regression, embedding, ...), `labels`, `pooling` (sentence-transformers' mode names), `normalize`, `heads` |
-| `provenance` | `source` (the path it was made from: `--init-from`, `--pretrained`, `--student`, the exported or converted model), `source_kind` (that source's kind as `open` names it: `huggingface`, `tf1`, `keras-hub`, `pretraining-run`, ...), `source_step` (the source's training step), `step` (a pretraining run's newest checkpoint step, recorded when it stops; else the step its weights come from), `tfbert_version`, `command`, `model_file` (the `.keras` file it describes) |
+| `provenance` | `source` (the path it was made from: `--init-from`, `--pretrained`, `--student`, the exported or converted model), `source_kind` (that source's kind as `open` names it: `huggingface`, `tf1`, `keras-hub`, `pretraining-run`, ...), `source_step` (the source's training step), `step` (a pretraining run's newest checkpoint step, recorded when it stops; else the step its weights come from), `tfbert_version`, `command`, `model_file` (the `.keras` file it describes), `precision` (a pretraining run: `policy` and `reason` of the dtype policy it trains in, chosen at its start and kept on resume) |
 
 The file is written under a temporary name and renamed (`os.replace`), so a reader sees the old
 file or the new one, never half of one. Written by hand: a few lines of JSON need no library.
@@ -77,7 +77,7 @@ def write_manifest(folder: str | os.PathLike, kind: str, *, family: str | None =
                    config: Mapping[str, Any] | None = None, preprocessor: Mapping[str, Any] | None = None,
                    task: Mapping[str, Any] | None = None, source: str | None = None, source_kind: str | None = None,
                    source_step: int | None = None, step: int | None = None, command: str | None = None,
-                   model_file: str | None = None) -> Path:
+                   model_file: str | None = None, precision: Mapping[str, str] | None = None) -> Path:
     """Writes `folder/tfbert.json` atomically; returns its path (see the module notes for the fields)."""
     if kind not in KINDS:
         raise ValueError(f"unknown artifact kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -87,7 +87,8 @@ def write_manifest(folder: str | os.PathLike, kind: str, *, family: str | None =
                 "task": dict(task) if task is not None else None,
                 "provenance": {"source": None if source is None else str(source), "source_kind": source_kind,
                                "source_step": source_step, "step": step, "tfbert_version": _tfbert_version(),
-                               "command": command, **({"model_file": model_file} if model_file else {})}}
+                               "command": command, **({"model_file": model_file} if model_file else {}),
+                               **({"precision": dict(precision)} if precision else {})}}
     return _write(Path(folder) / MANIFEST_FILE, manifest)
 
 
@@ -108,6 +109,18 @@ def record_step(folder: str | os.PathLike, step: int) -> Path | None:
     if manifest is None:
         return None
     manifest["provenance"] = {**(manifest.get("provenance") or {}), "step": int(step)}
+    return _write(Path(folder) / MANIFEST_FILE, manifest)
+
+
+def record_precision(folder: str | os.PathLike, policy: str, reason: str) -> Path | None:
+    """Sets the manifest's `provenance.precision` (a pretraining run's dtype policy and why); None where `folder`
+    has no manifest or is remote (as `record_step`)."""
+    if "://" in str(folder):
+        return None
+    manifest = read_manifest(folder)
+    if manifest is None:
+        return None
+    manifest["provenance"] = {**(manifest.get("provenance") or {}), "precision": {"policy": policy, "reason": reason}}
     return _write(Path(folder) / MANIFEST_FILE, manifest)
 
 

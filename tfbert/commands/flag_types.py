@@ -25,8 +25,9 @@ SEED_MAX = 2**32 - 1
 # 8 leaves a few pieces of text. The model's own limit (its position table) is checked when the config is read.
 MIN_SEQUENCE_LENGTH = 8
 MAX_SEQUENCE_LENGTH = 65_536
-# Ids are int32 in every tokenizer; no published vocabulary is near 10 million tokens.
-MAX_VOCAB_SIZE = 10_000_000
+# TF-Text's FastWordpieceTokenizer encodes a token's id in 22 bits: a vocabulary of more than 2**22 entries fails
+# there, after minutes and gigabytes of building it. No published vocabulary is near it (XLM-R: 250,002).
+MAX_VOCAB_SIZE = 4_194_304
 # Adam-family learning rates of published BERT recipes are 1e-5..1e-3; above 1 every update is larger than the
 # weights themselves, which is a typo (a missing "e-").
 MAX_LEARNING_RATE = 1.0
@@ -115,7 +116,7 @@ seed = WholeNumber(0, SEED_MAX)
 version = WholeNumber(1, INT32_MAX, "TF Serving versions start at 1")
 sequence_length = WholeNumber(MIN_SEQUENCE_LENGTH, MAX_SEQUENCE_LENGTH,
                               "pieces per sequence, special tokens included")
-vocab_size = WholeNumber(1, MAX_VOCAB_SIZE)
+vocab_size = WholeNumber(1, MAX_VOCAB_SIZE, "the most TF-Text's tokenizers hold")
 class_count = WholeNumber(2, 1_000_000, "a classifier needs at least 2 classes")
 learning_rate = FiniteNumber(0.0, MAX_LEARNING_RATE, low_open=True, meaning="e.g. 2e-5")
 score = FiniteNumber(-1e9, 1e9)

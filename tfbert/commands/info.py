@@ -33,8 +33,9 @@ def run(args: argparse.Namespace) -> None:
 def show_peaks_and_precision(strategy) -> None:
     """Prints the matmul peaks (measured with TensorFlow, and JAX where installed; or stated by
     `TFBERT_MATMUL_PEAKS`), the CPU's bfloat16 instructions and what `--precision auto` picks."""
-    from tfbert.distribute.peaks import cpu_bf16_flags, describe_cpu_bf16, measure_jax_peaks, measure_matmul_peaks
-    from tfbert.distribute.precision import PEAKS_VARIABLE, peaks_from_environment, pick_precision
+    from tfbert.distribute.peaks import (PEAKS_VARIABLE, cpu_bf16_flags, describe_cpu_bf16, measure_jax_peaks,
+                                         measure_matmul_peaks, peaks_from_environment)
+    from tfbert.distribute.precision import pick_precision
 
     stated = peaks_from_environment()
     if stated is not None:
@@ -44,7 +45,7 @@ def show_peaks_and_precision(strategy) -> None:
             if measured is not None:
                 print(f"matmul peak ({measured.framework}, {measured.device}): {measured.describe()}")
     print(describe_cpu_bf16(cpu_bf16_flags()))
-    choice = pick_precision(strategy, peaks=lambda: stated or measure_matmul_peaks())
+    choice = pick_precision(strategy)   # from the hardware, not from the peaks above
     print(f"--precision auto: {choice.policy} ({choice.reason})")
 
 

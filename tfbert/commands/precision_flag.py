@@ -13,8 +13,9 @@ def add_precision_argument(parser: argparse.ArgumentParser, default: str = "auto
     """Adds `--precision` to `parser`; `note` ends its help."""
     parser.add_argument("--precision", default=default, choices=PRECISION_CHOICES,
                         help="auto (bf16 where the hardware runs it faster: TPU, GPU of compute capability 8.0+, "
-                             "a CPU whose bf16 matmul peak is 1.5x its fp32 one; prints which and why), fp32 or "
-                             "bf16 (Keras mixed_bfloat16); Keras policy names work too" + (f"; {note}" if note else ""))
+                             "a CPU with AVX512-BF16 or AMX for models of hidden size 512+; prints which and why; "
+                             "a resumed pretraining run keeps its own), fp32 or bf16 (Keras mixed_bfloat16); Keras "
+                             "policy names work too" + (f"; {note}" if note else ""))
 
 
 def show_precision_choice() -> None:

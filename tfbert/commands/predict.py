@@ -36,6 +36,7 @@ from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.export.client import PredictInputError, SavedModelClient, shorten
+from tfbert.export.tflite_model import interpreter_threads
 from tfbert.outputs import check_free, new_output
 
 # TensorFlow is imported when the client loads the export, so `tfbert --help` stays instant.
@@ -201,6 +202,9 @@ def run(args: argparse.Namespace) -> None:
         texts = read_texts(args.texts, args.file)
         refuse_server_address(args.saved_model)
         predictor = SavedModelClient(args.saved_model, args.signature, threads=args.threads)
+        threads_note = interpreter_threads(args.threads)[1]
+        if threads_note:
+            print(f"note: --{threads_note}", file=sys.stderr)
         if args.output:
             _check_output(args.output, predictor.task)
         first = args.question if args.question is not None else args.text_pair
@@ -267,7 +271,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                              "preprocess also take text)")
     predict.add_argument("--batch-size", type=flag_types.positive_int, default=32, help="texts per call (default 32)")
     predict.add_argument("--threads", type=flag_types.positive_int,
-                         help="TF Lite exports: the interpreter's threads (default: every core this process may use)")
+                         help="TF Lite exports: the interpreter's threads (default, and at most: every core this "
+                              "process may use)")
     predict.add_argument("--language", help="XLM exports with language embeddings: the language of every text "
                                             "(one of the names the export lists)")
     predict.set_defaults(run=run, intermixed="texts")

@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> None:
 
     from tfbert.data.input_checks import check_text_files
     from tfbert.data.text_decoding import LineDecoder
+    from tfbert.training.no_data import NoTrainingData, no_data_message
     from tfbert.training.pretraining import check_config_argument, pretrain
     from tfbert.training.run_assets import remove_interrupted_writes
     from tfbert.training.write_failures import run_failure_message
@@ -57,6 +58,8 @@ def run(args: argparse.Namespace) -> None:
     except Interrupted as interrupted:
         interrupted.detail = interruption_detail(watcher.step(), args.model_dir)
         raise
+    except NoTrainingData:
+        raise CommandError(no_data_message(f"--data {' '.join(args.data)}")) from None
     except (OSError, ValueError, tf.errors.PermissionDeniedError, tf.errors.ResourceExhaustedError) as error:
         raise CommandError(run_failure_message(error, args.model_dir)) from None
     print(f"{steps_summary(int(model.optimizer.iterations), args.steps)}; encoder in "

@@ -1,21 +1,17 @@
-"""Strategies, precision and input distribution for TPUs, GPUs, several machines and CPUs."""
+"""Strategies, precision and input distribution for TPUs, GPUs, several machines and CPUs.
 
-from tfbert.distribute.data import distribute_dataset, per_replica_batch_size, shard_for_input_pipeline
-from tfbert.distribute.precision import PrecisionChoice, apply_precision, choose_precision, pick_precision
-from tfbert.distribute.replicas import cross_replica_sum, use_global_batch_losses
-from tfbert.distribute.strategy import describe_strategy, resolve_strategy, tpu_is_detectable
+The names are imported on first use, so `tfbert.distribute.precision` (which a JAX trainer reads) imports no
+TensorFlow.
+"""
 
-__all__ = [
-    "PrecisionChoice",
-    "apply_precision",
-    "choose_precision",
-    "cross_replica_sum",
-    "describe_strategy",
-    "distribute_dataset",
-    "per_replica_batch_size",
-    "pick_precision",
-    "resolve_strategy",
-    "shard_for_input_pipeline",
-    "tpu_is_detectable",
-    "use_global_batch_losses",
-]
+from tfbert._lazy import by_module, lazy_exports
+
+_EXPORTS = by_module({
+    "tfbert.distribute.data": ["distribute_dataset", "per_replica_batch_size", "shard_for_input_pipeline"],
+    "tfbert.distribute.precision": ["PrecisionChoice", "apply_precision", "choose_precision", "pick_precision",
+                                    "precision_for_devices"],
+    "tfbert.distribute.replicas": ["cross_replica_sum", "use_global_batch_losses"],
+    "tfbert.distribute.strategy": ["describe_strategy", "resolve_strategy", "tpu_is_detectable"],
+})
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -2,9 +2,13 @@
 
 A peak is the best GFLOP/s of a square matmul (after a warm-up call, best of a
 few timed repeats), measured with TensorFlow on its default device and, where
-JAX is installed, with JAX. `choose_precision("auto")` compares the two peaks
-on CPUs: bfloat16 pays only where the hardware runs it faster (AVX512-BF16,
-AMX); on AVX2 CPUs oneDNN emulates it and it is slower than float32.
+JAX is installed, with JAX; `tfbert info` and benchmarks/precision.py print
+them. `choose_precision("auto")` reads the CPU's bfloat16 instructions instead
+(`cpu_bf16_flags`: AVX512-BF16, AMX), which do not change from run to run as a
+timing on a shared machine does; on CPUs without them oneDNN emulates bfloat16
+and it is slower than float32. `TFBERT_MATMUL_PEAKS="FP32,BF16"` (GFLOP/s)
+states the peaks `tfbert info` shows instead of timing them (the tests set it).
+TensorFlow is imported only when a peak is measured.
 
 Measured by hand, in a few lines: no library reports a device's achieved
 matmul rate.
@@ -19,13 +23,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import tensorflow as tf
+if TYPE_CHECKING:
+    import tensorflow as tf
 
 BF16_CPU_FLAGS = ("avx512_bf16", "amx_bf16", "amx_tile")
+PEAKS_VARIABLE = "TFBERT_MATMUL_PEAKS"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +83,8 @@ def finish(result) -> None:
 
 def tensorflow_rate(dtype: tf.DType, size: int, repeats: int, calls: int) -> float:
     """TensorFlow's best `size`x`size` matmul rate in `dtype` on its default device, GFLOP/s."""
+    import tensorflow as tf
+
     matrix = tf.cast(tf.random.stateless_normal((size, size), seed=(1, 2)), dtype)
     matmul = tf.function(lambda x: tf.matmul(x, x))
     return best_rate(lambda: matmul(matrix), 2.0 * size**3, repeats, calls)
@@ -83,6 +92,8 @@ def tensorflow_rate(dtype: tf.DType, size: int, repeats: int, calls: int) -> flo
 
 def tensorflow_device() -> str:
     """`GPU`, `TPU` or `CPU`: where TensorFlow places a matmul by default."""
+    import tensorflow as tf
+
     for kind in ("TPU", "GPU"):
         if tf.config.list_logical_devices(kind):
             return kind
@@ -92,8 +103,23 @@ def tensorflow_device() -> str:
 @functools.cache
 def measure_matmul_peaks(size: int = 1024, repeats: int = 3, calls: int = 3) -> MatmulPeaks:
     """TensorFlow's float32 and bfloat16 matmul peaks on its default device (about 1 s on a CPU; cached)."""
+    import tensorflow as tf
+
     return MatmulPeaks(tensorflow_rate(tf.float32, size, repeats, calls),
                        tensorflow_rate(tf.bfloat16, size, repeats, calls), "TensorFlow", tensorflow_device())
+
+
+def peaks_from_environment() -> MatmulPeaks | None:
+    """The peaks `TFBERT_MATMUL_PEAKS="FP32,BF16"` states, or None where it is unset."""
+    value = os.environ.get(PEAKS_VARIABLE)
+    if not value:
+        return None
+    try:
+        float32, bfloat16 = (float(part) for part in value.split(","))
+    except ValueError:
+        raise ValueError(f"{PEAKS_VARIABLE}={value!r}: give two GFLOP/s numbers, float32 then bfloat16, "
+                         "e.g. 600,1500") from None
+    return MatmulPeaks(float32, bfloat16, "stated", "CPU")
 
 
 def measure_jax_peaks(size: int = 1024, repeats: int = 3, calls: int = 3) -> MatmulPeaks | None:

@@ -74,11 +74,36 @@ def allocate_quietly(interpreter) -> None:
         interpreter.allocate_tensors()
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity; all of them where the platform cannot say)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:   # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def interpreter_threads(requested: int | None = None) -> tuple[int, str | None]:
+    """The interpreter's thread count for `requested` (None: every usable core), capped at the usable cores, and
+    a note where it was capped: more threads than cores only queue on them, and TF Lite aborts the whole process
+    when it cannot start them (`pthread_create failed` at 100,000).
+
+    Example:
+        >>> interpreter_threads(10**5)[1]  # doctest: +SKIP
+        'threads 100000 is more than the 2 cores this process may run on: the interpreter runs on 2'
+    """
+    cores = usable_cores()
+    if requested is None or requested <= cores:
+        return requested or cores, None
+    return cores, f"threads {requested} is more than the {cores} cores this process may run on: the interpreter " \
+                  f"runs on {cores}"
+
+
 class TFLiteExport:
     """A TF Lite export folder as a `SavedModelClient` source (see the module notes).
 
-    `threads`: the interpreter's threads, by default every core this process may run on. Calls from
-    several threads take turns (an interpreter runs one call at a time).
+    `threads`: the interpreter's threads, by default every core this process may run on, and never more
+    (`interpreter_threads`; `threads_note` says so where it capped them). Calls from several threads take
+    turns (an interpreter runs one call at a time).
     """
 
     def __init__(self, folder: str | os.PathLike, threads: int | None = None):
@@ -97,7 +122,7 @@ class TFLiteExport:
         self._label_names = np.array([name.encode("utf-8") for name in self.metadata.get("label_names") or ()],
                                      dtype=object)
         self.preprocessor = Preprocessor.load(self.folder)
-        self.threads = threads or len(os.sched_getaffinity(0))
+        self.threads, self.threads_note = interpreter_threads(threads)
         self.interpreter = new_interpreter(self.folder / MODEL_FILE, self.threads)
         allocate_quietly(self.interpreter)   # before the signature runner, which holds the interpreter's tensors
         runner = self.interpreter.get_signature_runner(SIGNATURE)

@@ -178,7 +178,7 @@ def finetune(
         raise ValueError(f"{examples} training examples do not fill one batch of {batch_size}")
     total_steps = epochs * steps_per_epoch
     warmup_steps = run.warmup_steps if run.warmup_steps is not None else int(warmup_fraction * total_steps)
-    # A narrow encoder keeps float32 on a CPU (`auto_precision`), as `tfbert pretrain` does.
+    # A narrow encoder keeps float32 on a CPU (`cpu_precision`), as `tfbert pretrain` does.
     policy = devices.precision(run.precision, hidden_size=pretrained_hidden_size(pretrained))
     apply_precision(policy)
     with devices.scope():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from typing import Any, Callable
 
 import keras
@@ -20,11 +21,13 @@ import numpy as np
 import tensorflow as tf
 
 from tfbert.architectures import ArchitectureSpec
+from tfbert.artifacts.manifest import record_precision
 from tfbert.distribute.data import DatasetFn
-from tfbert.distribute.precision import apply_precision
+from tfbert.distribute.precision import PrecisionChoice, apply_precision
 from tfbert.interrupts import deferred
 from tfbert.training.backends import TrainingDevices, training_devices
 from tfbert.training.checkpointing import CheckpointEveryEpoch
+from tfbert.training.no_data import StopOnNoData
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
 from tfbert.training.progress import StepLogger, TrainingClock, stdout_is_terminal
@@ -58,6 +61,7 @@ def train(
     callbacks: list[keras.callbacks.Callback] | None = None,
     hidden_size: int | None = None,
     family: ArchitectureSpec | None = None,
+    precision_choice: PrecisionChoice | None = None,
     **setting_changes: Any,
 ) -> keras.Model:
     """Train `model_fn()` on `dataset_fn` for `steps` steps in total, resuming from `model_dir`.
@@ -88,8 +92,10 @@ def train(
         max_checkpoints: checkpoints kept.
         callbacks: extra Keras callbacks for every `fit` call.
         hidden_size: the model's hidden size, where known: `precision="auto"` keeps float32 on a
-            CPU for narrow models (`tfbert.distribute.precision.auto_precision`).
+            CPU for narrow models (`tfbert.distribute.precision.cpu_precision`).
         family: the model's architecture, whose layout a JAX `mesh` shards the model by.
+        precision_choice: the precision a resumed run keeps (`tfbert.training.run_precision.kept_precision`);
+            None: the devices decide (`auto`) and a local `model_dir`'s manifest records it.
         setting_changes: `TrainingSettings` fields, overriding `settings` (`steps=10`).
 
     Returns:
@@ -117,7 +123,11 @@ def train(
             f"checkpoint_every={checkpoint_every} and steps={steps} must be multiples of "
             f"steps_per_execution={steps_per_execution}."
         )
-    policy = devices.precision(run.precision, hidden_size=hidden_size)
+    if precision_choice is not None:
+        policy = precision_choice.policy
+    else:
+        policy = devices.precision(run.precision, hidden_size=hidden_size)
+        record_precision(model_dir, policy, f"--precision {run.precision} at the run's start on {devices.describe()}")
     use_jit = devices.jit_compile("auto" if run.jit_compile is None else run.jit_compile, policy, steps)
     logger.info("Training on %s, precision %s, jit_compile=%s, steps_per_execution=%d",
                 devices.describe(), policy, use_jit, steps_per_execution)
@@ -133,7 +143,9 @@ def train(
 
     clock = TrainingClock()
     pipelines = _reusing_first(dataset_fn, first_dataset if devices.one_host else None)
-    with devices.fit_context(policy, use_jit):
+    with devices.fit_context(policy, use_jit), warnings.catch_warnings():
+        # The pipelines repeat: only one with no example at all runs out, which StopOnNoData names in one line.
+        warnings.filterwarnings("ignore", message="Your input ran out of data")
         for start, epochs, steps_per_epoch in _fit_chunks(first_step, steps, checkpoint_every):
             model.fit(
                 devices.dataset(pipelines, global_batch_size, skip_steps=start),
@@ -231,8 +243,9 @@ def _fit_chunks(first_step: int, steps: int, checkpoint_every: int) -> list[tupl
 
 
 def _callbacks(state, model_dir, start, steps, steps_per_epoch, log_every, verbose):
-    # First: a non-finite loss or weight stops the run before the checkpoint callback saves it.
-    callbacks = [StopOnNonFinite(lambda: state.latest, first_step=start),
+    # First: a non-finite loss or weight, or an epoch without a batch, stops the run before the checkpoint
+    # callback saves it.
+    callbacks = [StopOnNonFinite(lambda: state.latest, first_step=start), StopOnNoData(),
                  CheckpointEveryEpoch(state, steps_per_epoch, first_step=start)]
     if state.chief:
         callbacks.append(

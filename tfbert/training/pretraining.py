@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -42,6 +43,7 @@ from tfbert.config import ModelConfig, PretrainingDefaults, load_config, read_co
 from tfbert.data import (line_by_line_dataset, pretraining_dataset, text_line_documents, tfds_documents,
                          tfrecord_documents)
 from tfbert.distribute import shard_for_input_pipeline
+from tfbert.distribute.precision import PrecisionChoice
 from tfbert.data.input_checks import check_text_files
 from tfbert.data.masking import mask_dataset
 from tfbert.data.preprocessor import MaskingSettings, Preprocessor
@@ -51,6 +53,8 @@ from tfbert.data.service import check_job_name, named_service_errors, run_job_na
 from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
 from tfbert.training.driver import train
+from tfbert.training.no_data import NoTrainingData, no_data_message
+from tfbert.training.run_precision import kept_precision, precision_record
 from tfbert.training.initialization import InitSource, added_token_pieces, initialize_from, read_source
 from tfbert.training.optimization import create_optimizer
 from tfbert.training.settings import TrainingSettings, training_settings
@@ -359,7 +363,8 @@ def pretrain(
     arguments, which override it) says how to train: `steps` (required) and `batch_size` (the
     global batch), `learning_rate` and `warmup_steps` or `warmup_fraction` (default: the config's
     `pretraining` values, else the recipe's), `strategy`, `precision` (`"auto"`: bfloat16 where the
-    hardware runs it faster, see `tfbert.distribute.pick_precision`), `jit_compile` (`"auto"`
+    hardware runs it faster, see `tfbert.distribute.pick_precision`; recorded in the run's manifest and kept
+    when it resumes, `tfbert.training.run_precision`), `jit_compile` (`"auto"`
     compiles with XLA except for mirrored CPU replicas and CPU runs under `CPU_XLA_MIN_STEPS`
     steps), `steps_per_execution` (TPU: 100 or more), `checkpoint_every`, `seed`, and `verbose`
     (`"auto"`: a line every `log_every` steps when stdout is not a terminal, Keras' progress bar on a
@@ -405,10 +410,16 @@ def pretrain(
             initialize_from(model, source, pieces)
         return model
 
-    save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions, init_from=init_from)
-    with named_service_errors(data_service):
-        model = train(model_fn, dataset_fn, model_dir=model_dir, settings=run, optimizer_fn=optimizer_fn,
-                      callbacks=callbacks, hidden_size=config.encoder.hidden_size, family=spec)
+    kept = kept_precision(run.precision, model_dir)
+    save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions, init_from=init_from,
+                    precision=kept)
+    try:
+        with named_service_errors(data_service):
+            model = train(model_fn, dataset_fn, model_dir=model_dir, settings=run, optimizer_fn=optimizer_fn,
+                          callbacks=callbacks, hidden_size=config.encoder.hidden_size, family=spec,
+                          precision_choice=kept)
+    except NoTrainingData:
+        raise NoTrainingData(no_data_message(describe_data(data))) from None
     record_run_step(model_dir)
     return model
 
@@ -424,6 +435,15 @@ def service_job(address: str | None, job_name: str | None, model_dir: str) -> st
     job_name = check_job_name(job_name) if job_name is not None else None
     wait_for_service(address)
     return job_name or run_job_name(model_dir)
+
+
+def describe_data(data: str | Sequence[str] | tf.data.Dataset) -> str:
+    """`data` as a message names it: its paths, else `the documents given`."""
+    if isinstance(data, (str, os.PathLike)):
+        return str(data)
+    if isinstance(data, (list, tuple)) and all(isinstance(item, (str, os.PathLike)) for item in data):
+        return ", ".join(str(item) for item in data)
+    return "the documents given"
 
 
 def _run_source(model_dir: str, init_from: str | Path | None) -> dict:
@@ -656,10 +676,11 @@ EXAMPLE_PIPELINES = {"documents": document_pipeline, "multilingual": multilingua
 
 
 def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, sequence_length: int = 128,
-                    max_predictions: int = 20, *, init_from: str | Path | None = None) -> None:
+                    max_predictions: int = 20, *, init_from: str | Path | None = None,
+                    precision: PrecisionChoice | None = None) -> None:
     """Writes `config.yaml`, `preprocessor.json`, `tokenizer/` and the manifest `tfbert.json` into `model_dir`
     (local or a bucket such as gs://); the manifest's provenance names `init_from` (path, kind, step), or
-    keeps the source a resumed run's manifest names.
+    keeps the source a resumed run's manifest names, and records `precision` (`tfbert.training.run_precision`).
 
     A `model_dir` holding another config or tokenizer is refused before anything is written, and each
     file is written under a temporary name and renamed (`tfbert.training.run_assets`).
@@ -675,5 +696,6 @@ def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, s
         write_manifest(local, "pretraining-run", family=config.architecture, config=config.encoder.to_dict(),
                        preprocessor=preprocessor_fields(preprocessor),
                        task={"task": "pretraining", "heads": objectives.split(",") if objectives else None},
-                       command="pretrain", **_run_source(model_dir, init_from))
+                       command="pretrain", precision=precision_record(precision) if precision else None,
+                       **_run_source(model_dir, init_from))
         install_run_assets(local, model_dir)

@@ -12,7 +12,7 @@ from tfbert.tasks.models import SequenceClassifier
 
 @pytest.mark.slow
 def test_classification_on_pang_lee_beats_the_majority_class(assets, tokenizer, tmp_path, monkeypatch):
-    monkeypatch.setenv("TFBERT_MATMUL_PEAKS", "100,300")   # a CPU whose bfloat16 matmuls run 3x float32
+    monkeypatch.setenv("TFBERT_CPU_BF16", "amx_bf16,amx_tile")   # a CPU with AMX
     lines = assets("labelled/pang_lee_polarity.cor").read_text(encoding="cp1252", errors="replace").splitlines()
     labels = np.array([line.startswith("__label__pos") for line in lines], np.int32)
     texts = [line.split(" ", 1)[1].strip() for line in lines]

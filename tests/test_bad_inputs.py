@@ -309,6 +309,21 @@ def _numeric_flag_cases():
                                    id=f"{'-'.join(words)}{flag}={bad}")
 
 
+def test_vocabulary_sizes_beyond_what_tf_text_holds_are_refused_at_parse_time(tmp_path, monkeypatch, capsys):
+    """`vocab --vocab-size 10000000` was accepted; TF-Text's tokenizers hold 2**22 = 4,194,304 entries."""
+    from tfbert.commands.flag_types import vocab_size
+
+    monkeypatch.chdir(tmp_path)
+    assert vocab_size("4194304") == 4_194_304
+    with pytest.raises(SystemExit) as exit_info:
+        main(["vocab", "--kind", "wordpiece", "--data", "c.txt", "--vocab-size", "10000000", "--output", "v"])
+    error = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2 and "\n" not in error
+    assert error.startswith("tfbert vocab: error: argument --vocab-size: 10000000 is out of range; give a whole "
+                            "number from 1 to 4194304 (the most TF-Text's tokenizers hold)"), error
+    assert not (tmp_path / "v").exists()
+
+
 def test_every_numeric_flag_has_a_checked_type():
     from tfbert.cli import build_parser
 

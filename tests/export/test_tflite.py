@@ -133,6 +133,24 @@ def test_tasks_and_options_a_tflite_export_cannot_serve_are_refused(models, toke
     assert "only a TF Lite export's interpreter takes a thread count" in capsys.readouterr().err
 
 
+def test_threads_beyond_the_cores_are_capped_with_a_note(tflite_exports, capsys):
+    """100,000 interpreter threads aborted the process (`pthread_create failed`); 4,096 started on 2 cores."""
+    import os
+
+    from tfbert.export import TFLiteExport
+
+    cores = len(os.sched_getaffinity(0))
+    source = TFLiteExport(tflite_exports["embedding"], threads=100_000)
+    assert source.threads == cores and source.threads_note == (
+        f"threads 100000 is more than the {cores} cores this process may run on: the interpreter runs on {cores}")
+    assert TFLiteExport(tflite_exports["embedding"], threads=1).threads_note is None
+    assert main(["predict", str(tflite_exports["embedding"]), "--threads", "4096", "hello"]) == 0
+    printed = capsys.readouterr()
+    assert printed.err.strip() == (f"note: --threads 4096 is more than the {cores} cores this process may run on: "
+                                   f"the interpreter runs on {cores}")
+    assert "embedding of" in printed.out
+
+
 def test_litert_runs_the_export_where_it_is_installed(monkeypatch):
     """`ai_edge_litert` (LiteRT), where importable, gives the interpreter; TensorFlow's is the fallback."""
     from tfbert.export.tflite_model import new_interpreter

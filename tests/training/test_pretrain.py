@@ -87,3 +87,58 @@ def test_documents_from_a_dataset_and_from_tfrecord_files(tmp_path):
             writer.write(document.encode("utf-8"))
     read = [[sentence.decode() for sentence in document.numpy()] for document in documents_from(str(tmp_path / "*.tfrecord"))]
     assert read == [["First line.", "Second line."], ["Another document."]]
+
+
+def test_a_corpus_that_yields_no_tokens_is_refused_naming_it_and_nothing_is_trained(botchan_corpus, tmp_path):
+    """Lines of control characters tokenize to nothing: no example, so no step, no checkpoint, no encoder."""
+    from tfbert.training.no_data import NoTrainingData
+
+    _, tokenizer_dir, _ = botchan_corpus
+    corpus = tmp_path / "controls.txt"
+    corpus.write_text("\n\n".join("\x01\x02\n\x03\x04" for _ in range(50)) + "\n")
+    run = tmp_path / "run"
+    with pytest.raises(NoTrainingData) as error:
+        pretrain(tiny_albert(), tokenizer=tokenizer_dir, data=[str(corpus)], model_dir=str(run), steps=4,
+                 global_batch_size=4, strategy="cpu", sequence_length=64, max_predictions=10, checkpoint_every=2,
+                 seed=0, verbose=0)
+    message = str(error.value)
+    assert message.startswith(f"{corpus} gave no training example: its lines tokenize to nothing") and "\n" not in message
+    assert not list(run.glob("ckpt-*")) and not (run / "encoder").exists()
+
+
+@pytest.fixture
+def restore_policy():
+    previous = keras.mixed_precision.global_policy()
+    yield
+    keras.mixed_precision.set_global_policy(previous)
+
+
+def test_the_precision_auto_picks_is_recorded_in_the_run_and_kept_on_resume(botchan_corpus, tmp_path, monkeypatch,
+                                                                          restore_policy):
+    """The manifest records the choice and why; a resumed run keeps it though this machine would choose otherwise."""
+    import json
+
+    corpus, tokenizer_dir, _ = botchan_corpus
+    run = tmp_path / "run"
+
+    def train(steps: int, precision: str = "auto"):
+        return pretrain(tiny_albert(), tokenizer=tokenizer_dir, data=[str(corpus)], model_dir=str(run), steps=steps,
+                        global_batch_size=4, strategy="cpu", sequence_length=64, max_predictions=10,
+                        checkpoint_every=2, seed=0, verbose=0, precision=precision)
+
+    def recorded() -> dict:
+        return json.loads((run / "tfbert.json").read_text())["provenance"]["precision"]
+
+    monkeypatch.setenv("TFBERT_CPU_BF16", "amx_bf16,amx_tile")
+    train(2)
+    assert recorded() == {"policy": "float32", "reason": "CPU bfloat16 instructions amx_bf16, amx_tile (stated by "
+                          "TFBERT_CPU_BF16), but hidden size 64 < 512: matmuls too narrow to gain on a CPU"}
+    manifest = json.loads((run / "tfbert.json").read_text())
+    manifest["provenance"]["precision"] = {"policy": "mixed_bfloat16", "reason": "TPU"}   # as begun on a TPU
+    (run / "tfbert.json").write_text(json.dumps(manifest))
+    model = train(4)
+    assert model.dtype_policy.name == "mixed_bfloat16" and int(model.optimizer.iterations.numpy()) == 4
+    assert recorded() == {"policy": "mixed_bfloat16", "reason": "kept from the run's manifest: TPU"}
+    model = train(6, precision="fp32")
+    assert model.dtype_policy.name == "float32"
+    assert recorded() == {"policy": "float32", "reason": "requested; the run trained in mixed_bfloat16 before"}

@@ -27,3 +27,30 @@ def test_readme_feature_table_is_the_registry_s():
 
     for name in architectures.names():
         assert f"(`{name}`)" in table
+
+
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def test_the_quickstart_time_stated_is_the_one_measured():
+    """The README and the getting-started page state the CPU and wall minutes quickstart-timing.md records."""
+    import re
+
+    recorded = re.search(r"^Recorded: `tfbert quickstart` \(defaults\) took (\d+\.\d) min of CPU time and (\d+\.\d) "
+                         r"min of wall clock", (RESULTS / "quickstart-timing.md").read_text(encoding="utf-8"), re.M)
+    assert recorded, "quickstart-timing.md has no 'Recorded: ...' line"
+    cpu, wall = recorded.groups()
+    for page in (README, (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")):
+        assert f"{cpu} min of CPU time" in page and f"{wall} min" in page
+
+
+def test_every_serving_row_names_a_text_length_bucket_the_benchmark_measured():
+    import re
+
+    measured = (RESULTS / "serving_ort.md").read_text(encoding="utf-8")
+    rows = [line for line in README.splitlines() if line.startswith("| serving")]
+    assert rows
+    for row in rows:
+        bucket = re.search(r"texts of up to (\d+) pieces", row)
+        assert bucket, row
+        assert f"## Texts of up to {bucket[1]} pieces" in measured, row

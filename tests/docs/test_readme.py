@@ -44,7 +44,8 @@ def test_the_quickstart_time_stated_is_the_one_measured():
         assert f"{cpu} min of CPU time" in page and f"{wall} min" in page
 
 
-def test_every_serving_row_names_a_text_length_bucket_the_benchmark_measured():
+def test_every_serving_row_names_a_text_length_bucket_the_benchmark_measures():
+    """The README's serving figures say how long the texts were, in a bucket `benchmarks/serving_ort.py` measures."""
     import re
 
     measured = (RESULTS / "serving_ort.md").read_text(encoding="utf-8")

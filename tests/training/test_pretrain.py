@@ -102,7 +102,8 @@ def test_a_corpus_that_yields_no_tokens_is_refused_naming_it_and_nothing_is_trai
                  global_batch_size=4, strategy="cpu", sequence_length=64, max_predictions=10, checkpoint_every=2,
                  seed=0, verbose=0)
     message = str(error.value)
-    assert message.startswith(f"{corpus} gave no training example: its lines tokenize to nothing") and "\n" not in message
+    assert message.startswith(f"{corpus} gave no training example: its lines tokenize to nothing")
+    assert "\n" not in message
     assert not list(run.glob("ckpt-*")) and not (run / "encoder").exists()
 
 

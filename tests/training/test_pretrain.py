@@ -132,8 +132,8 @@ def test_the_precision_auto_picks_is_recorded_in_the_run_and_kept_on_resume(botc
 
     monkeypatch.setenv("TFBERT_CPU_BF16", "amx_bf16,amx_tile")
     train(2)
-    assert recorded() == {"policy": "float32", "reason": "CPU bfloat16 instructions amx_bf16, amx_tile (stated by "
-                          "TFBERT_CPU_BF16), but hidden size 64 < 512: matmuls too narrow to gain on a CPU"}
+    assert recorded()["policy"] == "float32"   # hidden size 64: too narrow for bf16 even with AMX
+    assert recorded()["reason"].startswith("--precision auto at the run's start on ")
     manifest = json.loads((run / "tfbert.json").read_text())
     manifest["provenance"]["precision"] = {"policy": "mixed_bfloat16", "reason": "TPU"}   # as begun on a TPU
     (run / "tfbert.json").write_text(json.dumps(manifest))

@@ -2,8 +2,8 @@
 
 - three `fit` steps on 8 virtual CPU devices, data parallel and on a 2x4 mesh with the family's layout
   (`ArchitectureSpec.layout`, `tfbert.models.layout`), give the one-device losses and weights (1e-5);
-- the train step (Keras' stateless `train_step(state, data)`) exports for TPU with `jax.export`: static
-  shapes, no call back into the host;
+- the train step (Keras' stateless `train_step(state, data)`) exports for TPU with `jax.export`, on one device
+  and partitioned over the 2x4 mesh: static shapes, no call back into the host;
 - every layout rule matches a variable of the family's pretraining model, and no variable matches two.
 
 The JAX backend and the 8 devices are fixed when JAX and Keras are imported, so one child process
@@ -58,9 +58,11 @@ def test_pretraining_model_trains_on_8_devices_as_on_one(family, jax_runs, run):
 
 
 @pytest.mark.slow
-def test_train_step_exports_for_tpu_with_static_shapes_and_no_host_calls(family, jax_runs):
-    exported = jax_runs[family]["tpu"]
-    assert exported["platforms"] == ["tpu"] and exported["static_shapes"]
+@pytest.mark.parametrize("run, devices", [("one_device", 1), ("2x4", 8)])
+def test_train_step_exports_for_tpu_with_static_shapes_and_no_host_calls(family, jax_runs, run, devices):
+    """On one device, and partitioned over the 2x4 mesh as a TPU slice of 8 chips would run it."""
+    exported = jax_runs[family]["tpu"][run]
+    assert exported["platforms"] == ["tpu"] and exported["devices"] == devices and exported["static_shapes"]
     assert exported["host_calls"] == [] and exported["inputs"] > 0
 
 

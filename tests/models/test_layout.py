@@ -3,6 +3,7 @@
 Training on a mesh, per family, is tests/conformance/test_jax_mesh.py."""
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -45,3 +46,17 @@ def test_a_mesh_of_another_device_count_is_refused_with_the_count():
 def test_a_spec_with_a_bad_layout_rule_is_refused(layout):
     with pytest.raises(ValueError, match="^architecture 'bert': layout rule"):
         dataclasses.replace(architectures.get("bert"), layout=layout)
+
+
+def test_the_layout_table_of_docs_distributed_lists_every_familys_rules():
+    """docs/distributed.md's table: one row per rule, its axes and the families (registry names, or `all`) having it."""
+    page = (Path(__file__).parents[2] / "docs" / "distributed.md").read_text(encoding="utf-8")
+    rows = [line.split(" | ") for line in page.splitlines() if line.startswith("| `") and "/" in line.split(" | ")[0]]
+    documented = {row[0].strip("| `").replace("\\|", "|"): row[3].strip(" |") for row in rows}
+    having: dict[str, list[str]] = {}
+    for name in architectures.names():
+        for pattern, _ in architectures.get(name).layout:
+            having.setdefault(pattern, []).append(name)
+    names = {pattern: "all" if len(families) == len(architectures.names()) else ", ".join(families)
+             for pattern, families in having.items()}
+    assert documented == names

@@ -6,8 +6,8 @@
   and partitioned over the 2x4 mesh: static shapes, no call back into the host;
 - every layout rule matches a variable of the family's pretraining model, and no variable matches two.
 
-The JAX backend and the 8 devices are fixed when JAX and Keras are imported, so one child process
-(`jax_mesh_child.py`, TensorFlow made unimportable) runs every family once for the whole module.
+The JAX backend and the 8 devices are fixed when JAX and Keras are imported, so a child process
+(`jax_mesh_child.py`, TensorFlow made unimportable) runs each family once, for all its tests here.
 A family gets these checks by registering (docs/conformance.md).
 """
 
@@ -32,36 +32,43 @@ TOLERANCE = 1e-5
 XLA_FLAGS = "--xla_force_host_platform_device_count=8 --xla_backend_optimization_level=0"
 
 
-@pytest.fixture(scope="module")
-def jax_runs(wordpiece):
-    """The child's report for every family: {family: {"trained", "rules", "tpu", ...}}."""
-    environment = {**os.environ, "KERAS_BACKEND": "jax", "XLA_FLAGS": XLA_FLAGS, "TF_CPP_MIN_LOG_LEVEL": "3",
-                   "PYTHONPATH": os.pathsep.join([str(CHILD.parent), *sys.path])}
-    command = [sys.executable, str(CHILD), str(wordpiece.vocabulary_size()), *architectures.names()]
-    result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=1800)
-    assert result.returncode == 0, result.stderr[-6000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+# The child's report by family, made once a family by the first test that asks (the tests of a file run in one
+# process, in order; `tests/conftest.py` does not spread this file).
+_REPORTS: dict[str, dict] = {}
+
+
+@pytest.fixture
+def jax_run(family, wordpiece):
+    """The child's report for `family`: {"trained", "rules", "tpu", ...} (about 25-60 CPU-seconds, once)."""
+    if family not in _REPORTS:
+        environment = {**os.environ, "KERAS_BACKEND": "jax", "XLA_FLAGS": XLA_FLAGS, "TF_CPP_MIN_LOG_LEVEL": "3",
+                       "PYTHONPATH": os.pathsep.join([str(CHILD.parent), *sys.path])}
+        command = [sys.executable, str(CHILD), str(wordpiece.vocabulary_size()), family]
+        result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=540)
+        assert result.returncode == 0, result.stderr[-6000:]
+        _REPORTS.update(json.loads(result.stdout.strip().splitlines()[-1]))
+    return _REPORTS[family]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("run", ["data_parallel", "2x4"])
-def test_pretraining_model_trains_on_8_devices_as_on_one(family, jax_runs, run):
-    trained = jax_runs[family]["trained"]
+def test_pretraining_model_trains_on_8_devices_as_on_one(jax_run, run):
+    trained = jax_run["trained"]
     one_device, spread = np.array(trained["one_device"]["losses"]), np.array(trained[run]["losses"])
     assert len(one_device) == 3 and np.isfinite(one_device).all() and len(set(one_device.tolist())) == 3
     np.testing.assert_allclose(spread, one_device, atol=TOLERANCE, rtol=0)
     assert trained[run]["initial_difference"] == 0.0              # the same seed initialises alike on a mesh
     assert trained[run]["weight_difference"] <= TOLERANCE
-    split = sum(map(len, jax_runs[family]["rules"]["matches"].values()))
+    split = sum(map(len, jax_run["rules"]["matches"].values()))
     # Data parallel replicates every variable; the 2x4 mesh splits each one a rule names.
     assert trained[run]["split"] == (0 if run == "data_parallel" else split) and split > 0
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("run, devices", [("one_device", 1), ("2x4", 8)])
-def test_train_step_exports_for_tpu_with_static_shapes_and_no_host_calls(family, jax_runs, run, devices):
+def test_train_step_exports_for_tpu_with_static_shapes_and_no_host_calls(jax_run, run, devices):
     """On one device, and partitioned over the 2x4 mesh as a TPU slice of 8 chips would run it."""
-    exported = jax_runs[family]["tpu"][run]
+    exported = jax_run["tpu"][run]
     assert exported["platforms"] == ["tpu"] and exported["devices"] == devices and exported["static_shapes"]
     assert exported["host_calls"] == [] and exported["inputs"] > 0
 

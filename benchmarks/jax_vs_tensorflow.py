@@ -103,7 +103,9 @@ def table(args: argparse.Namespace) -> Table:
     for _ in range(args.rounds):
         for config_name in args.configs:
             for backend in BACKENDS:
-                runs.setdefault((config_name, backend), []).append(measure_in_child(backend, config_name, args))
+                run = measure_in_child(backend, config_name, args)
+                runs.setdefault((config_name, backend), []).append(run)
+                print(f"{config_name} on {backend}: {run['steps_per_s']:.2f} steps/s", file=sys.stderr, flush=True)
     rows, ratios = [], []
     for config_name in args.configs:
         best = {backend: max(runs[config_name, backend], key=lambda run: run["steps_per_s"]) for backend in BACKENDS}

@@ -105,7 +105,8 @@ def table(args: argparse.Namespace) -> Table:
             for backend in BACKENDS:
                 run = measure_in_child(backend, config_name, args)
                 runs.setdefault((config_name, backend), []).append(run)
-                print(f"{config_name} on {backend}: {run['steps_per_s']:.2f} steps/s", file=sys.stderr, flush=True)
+                print(f"{config_name} on {backend}: {run['steps_per_s']:.2f} steps/s, {run['cpu_per_step']:.2f} CPU-s "
+                      f"a step, first step {run['first_step_s']:.1f} s", file=sys.stderr, flush=True)
     rows, ratios = [], []
     for config_name in args.configs:
         best = {backend: max(runs[config_name, backend], key=lambda run: run["steps_per_s"]) for backend in BACKENDS}

@@ -31,7 +31,7 @@ def test_a_model_axis_splits_the_variables_the_family_names_and_batches_on_data(
     assert layouts["pooler/kernel"] is None                                             # replicated
 
 
-@pytest.mark.parametrize("mesh", ["2*4", "2x", "0x8", "x4", "2x4x1", (2, 4, 1), ("2", "4")])
+@pytest.mark.parametrize("mesh", ["2*4", "2x", "0x8", "x4", "2x4x1", (2, 4, 1), ("2", "4"), 8])
 def test_a_mesh_that_is_not_two_positive_numbers_is_refused_naming_the_flag(mesh):
     with pytest.raises(ValueError, match=r"^--mesh .*expected DATAxMODEL"):
         parse_mesh(mesh)

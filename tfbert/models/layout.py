@@ -53,8 +53,10 @@ def parse_mesh(mesh: str | tuple[int, int]) -> tuple[int, int]:
     if isinstance(mesh, str):
         matched = MESH_FORMAT.fullmatch(mesh.strip())
         sizes = (int(matched[1]), int(matched[2])) if matched else None
+    elif isinstance(mesh, (tuple, list)) and len(mesh) == 2 and all(isinstance(size, int) for size in mesh):
+        sizes = tuple(mesh)
     else:
-        sizes = tuple(mesh) if len(tuple(mesh)) == 2 and all(isinstance(size, int) for size in mesh) else None
+        sizes = None
     if sizes is None or min(sizes) < 1:
         raise ValueError(f"--mesh {mesh!r}: expected DATAxMODEL, two positive whole numbers such as 2x4 (data "
                          "parallel replicas x devices each model is split over)")

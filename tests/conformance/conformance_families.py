@@ -25,7 +25,7 @@ def tiny_config(family: str, vocab_size: int) -> ModelConfig:
 def encoder_inputs(encoder_config: EncoderConfig, batch: int = 3, seed: int = 0) -> dict[str, np.ndarray]:
     """Right-padded random ids for every input an encoder of `encoder_config` takes."""
     rng = np.random.default_rng(seed)
-    lengths = np.array([LENGTH, LENGTH - 3, 7][:batch])
+    lengths = np.resize([LENGTH, LENGTH - 3, 7], batch)
     mask = (np.arange(LENGTH)[None, :] < lengths[:, None]).astype("int32")
     inputs = {"token_ids": (rng.integers(5, encoder_config.vocab_size, (batch, LENGTH)) * mask).astype("int32"),
               "padding_mask": mask,
@@ -39,10 +39,10 @@ def encoder_inputs(encoder_config: EncoderConfig, batch: int = 3, seed: int = 0)
     return inputs
 
 
-def pretraining_batch(model, predictions: int = 3) -> tuple[dict, dict]:
+def pretraining_batch(model, predictions: int = 3, batch: int = 3, seed: int = 0) -> tuple[dict, dict]:
     """(inputs, labels) for any pretraining model: its inputs by name, the labels its family's recipe names."""
     spec = model.config.spec
-    inputs = encoder_inputs(model.config.encoder)
+    inputs = encoder_inputs(model.config.encoder, batch, seed)
     batch = len(inputs["token_ids"])
     positions = np.tile(np.arange(1, predictions + 1, dtype="int32"), (batch, 1))
     extra = {"masked_positions": positions, "span_left_positions": positions - 1,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
 if TYPE_CHECKING:
@@ -36,6 +37,32 @@ ACTIVATIONS = ("gelu", "gelu_new", "relu", "silu", "tanh")
 
 # The factory of the generic `PretrainingModel` (MLM plus, when asked, NSP or SOP), for the families it pretrains.
 MLM_PRETRAINING_MODEL = "tfbert.models.pretraining:build_pretraining_model"
+
+# Model-parallel layouts (`ArchitectureSpec.layout`, read by `tfbert.models.layout` for `--mesh DATAxMODEL` on JAX):
+# (regex a variable path must match in full, one mesh axis or None per dimension of the variable). A variable no rule
+# matches is replicated. Megatron's split (Shoeybi et al. 2019, https://arxiv.org/abs/1909.08053): the fused query/key/
+# value and feed-forward input kernels column-parallel (output dimension on "model"), the attention and feed-forward
+# output kernels row-parallel (input dimension on "model"), so each block needs one reduction over the model axis. The
+# token table is split on its embedding dimension, not its rows: vocabularies (30522, 50265, 250002) seldom divide by
+# the model axis and JAX shards only dimensions the axis divides.
+LAYOUT_AXES = ("data", "model", None)
+LayoutRule = tuple[str, tuple["str | None", ...]]
+ENCODER_LAYOUT: tuple[LayoutRule, ...] = (
+    ("embeddings/token_embedding/embeddings", (None, "model")),
+    (".*_attention/query_key_value/kernel", (None, "model")),
+    (".*_attention/query_key_value/bias", ("model",)),
+    (".*_attention/output/kernel", ("model", None)),
+    (".*_ffn/(intermediate|gate)/kernel", (None, "model")),
+    (".*_ffn/(intermediate|gate)/bias", ("model",)),
+    (".*_ffn/output/kernel", ("model", None)),
+)
+# The masked-LM head's transform into the (split) embedding dimension, before the tied decoder.
+MLM_HEAD_LAYOUT: tuple[LayoutRule, ...] = (("mlm_head/transform/kernel", (None, "model")),)
+# What a family gets unless its spec says otherwise: the encoder and BERT's masked-LM head.
+DEFAULT_LAYOUT = ENCODER_LAYOUT + MLM_HEAD_LAYOUT
+# A factorized embedding (ALBERT's, or ELECTRA's and DeBERTa's generator narrower than the embeddings): the projection
+# from the split embedding dimension into the hidden size is row-parallel.
+EMBEDDING_PROJECTION_LAYOUT: tuple[LayoutRule, ...] = (("embedding_projection/kernel", ("model", None)),)
 
 # (tfbert variable, checkpoint tensor names, function of those arrays giving the variable's value)
 Assignment = tuple[Any, tuple[str, ...], Callable[..., Any]]
@@ -153,6 +180,20 @@ class HuggingFaceFormat:
         return self.class_names.get(suffix, f"{self.class_prefix}{suffix}")
 
 
+def check_layout(name: str, layout: Iterable[LayoutRule]) -> None:
+    """`ValueError` for a layout rule that is not `(regex, axes)` with axes among `LAYOUT_AXES`, or a bad regex."""
+    for rule in layout:
+        pattern, axes = rule if isinstance(rule, tuple) and len(rule) == 2 else (None, None)
+        if not isinstance(pattern, str) or not isinstance(axes, tuple) or not set(axes) <= set(LAYOUT_AXES):
+            raise ValueError(f"architecture {name!r}: layout rule {rule!r} is not (path regex, axes) with axes "
+                             f"among {LAYOUT_AXES}")
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise ValueError(f"architecture {name!r}: layout rule {pattern!r} is not a regular expression: "
+                             f"{error}") from None
+
+
 @dataclasses.dataclass(frozen=True)
 class ArchitectureSpec:
     """Everything tfbert knows about one architecture family (see the module notes).
@@ -194,6 +235,10 @@ class ArchitectureSpec:
             lets `keras.models.load_model` find them before their module is imported, and
             `tfbert.models` exports them (`tfbert.models.ElectraPretrainingModel`).
         formats: checkpoint formats by name (`huggingface`; `tf1`, `keras_hub`).
+        layout: the model-parallel layout of its pretraining model's variables, `(path regex, mesh axes)`
+            rules (`DEFAULT_LAYOUT`; `tfbert.models.layout` makes a `keras.distribution.LayoutMap` of them).
+            Every rule matches some variable of the default pretraining model and no variable matches two
+            (tests/conformance/test_jax_mesh.py).
 
     Example:
         >>> spec = ArchitectureSpec(name="tinybert", summary="BERT, renamed", tokenizer="wordpiece",
@@ -221,11 +266,13 @@ class ArchitectureSpec:
     package: str = ""
     keras_classes: tuple[str, ...] = ()
     formats: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    layout: tuple[LayoutRule, ...] = DEFAULT_LAYOUT
 
     def __post_init__(self) -> None:
         unnamed = [name for name in self.keras_classes if not all(name.partition(":")[::2])]
         if unnamed:
             raise ValueError(f"architecture {self.name!r}: keras_classes {unnamed[0]!r} is not \"module:Class\"")
+        check_layout(self.name, self.layout)
         if self.tokenizer not in TOKENIZER_KINDS:
             raise ValueError(f"architecture {self.name!r}: tokenizer {self.tokenizer!r} is not one of "
                              f"{', '.join(TOKENIZER_KINDS)}")

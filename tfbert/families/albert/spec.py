@@ -7,7 +7,8 @@ Example:
 
 from __future__ import annotations
 
-from tfbert.architectures.spec import MLM_PRETRAINING_MODEL, ArchitectureSpec, ExampleRecipe
+from tfbert.architectures.spec import (DEFAULT_LAYOUT, EMBEDDING_PROJECTION_LAYOUT, MLM_PRETRAINING_MODEL,
+                                       ArchitectureSpec, ExampleRecipe)
 from tfbert.families.albert import formats
 
 SPEC = ArchitectureSpec(
@@ -25,4 +26,6 @@ SPEC = ArchitectureSpec(
     optimizer="albert",
     export_tasks=("fill_mask",),
     formats={"huggingface": formats.HUGGINGFACE, "tf1": formats.TF1, "keras_hub": formats.KERAS_HUB},
+    # The factorized embeddings: the split embedding dimension projected up to the hidden size.
+    layout=DEFAULT_LAYOUT + EMBEDDING_PROJECTION_LAYOUT,
 )

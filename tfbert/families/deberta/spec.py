@@ -15,12 +15,17 @@ Example:
 
 from __future__ import annotations
 
-from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe
+from tfbert.architectures.spec import ENCODER_LAYOUT, ArchitectureSpec, ExampleRecipe
+from tfbert.families.electra.spec import GENERATOR_LAYOUT
 from tfbert.families.deberta import formats
 
 # What a DeBERTa-v3 `encoder:` mapping gets unless it says otherwise (the released configs).
 DEBERTA_DEFAULTS = {"positions": "relative", "position_buckets": 256, "max_relative_positions": 0,
                     "share_attention_key": True, "type_vocab_size": 0, "layer_norm_epsilon": 1e-7, "pooler": False}
+
+# ELECTRA's generator layout, and the relative table (one per encoder) split by rows: its LayerNorm is per row.
+RELATIVE_TABLE_LAYOUT = (("relative_positions/relative_embedding/embeddings", ("model", None)),)
+DEBERTA_LAYOUT = ENCODER_LAYOUT + GENERATOR_LAYOUT + RELATIVE_TABLE_LAYOUT
 
 
 def validate_deberta(config) -> None:
@@ -50,4 +55,5 @@ SPEC = ArchitectureSpec(
     optimizer="electra",
     export_tasks=("fill_mask",),
     formats={"huggingface": formats.HUGGINGFACE},
+    layout=DEBERTA_LAYOUT,
 )

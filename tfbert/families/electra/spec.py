@@ -12,8 +12,13 @@ Example:
 
 from __future__ import annotations
 
-from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe
+from tfbert.architectures.spec import ENCODER_LAYOUT, EMBEDDING_PROJECTION_LAYOUT, ArchitectureSpec, ExampleRecipe
 from tfbert.families.electra import formats
+
+# The generator, narrower than the embeddings it shares: their projection into its hidden size (row-parallel) and its
+# masked-LM head's transform back into the split embedding dimension. No BERT `mlm_head`: the discriminator's head
+# is one small dense layer, replicated.
+GENERATOR_LAYOUT = EMBEDDING_PROJECTION_LAYOUT + (("generator_head/transform/kernel", (None, "model")),)
 
 SPEC = ArchitectureSpec(
     name="electra",
@@ -32,4 +37,5 @@ SPEC = ArchitectureSpec(
     keras_classes=("tfbert.families.electra.models:ElectraPretrainingModel",),
     optimizer="electra",
     formats={"huggingface": formats.HUGGINGFACE, "tf1": formats.TF1, "keras_hub": formats.KERAS_HUB},
+    layout=ENCODER_LAYOUT + GENERATOR_LAYOUT,
 )

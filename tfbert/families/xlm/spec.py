@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from tfbert.architectures.spec import ArchitectureSpec, ExampleRecipe
+from tfbert.architectures.spec import ENCODER_LAYOUT, ArchitectureSpec, ExampleRecipe
 from tfbert.families.xlm import formats
 
 SPEC = ArchitectureSpec(
@@ -29,4 +29,6 @@ SPEC = ArchitectureSpec(
     package=__package__,
     keras_classes=("tfbert.families.xlm.models:XLMPretrainingModel",),
     formats={"huggingface": formats.HUGGINGFACE},
+    # The tied head has no transform: the encoder's layout alone.
+    layout=ENCODER_LAYOUT,
 )

@@ -43,7 +43,7 @@ def tfbert_embedder(checkpoint: Path, directory: str):
     from tfbert.convert.huggingface import load_huggingface
     from tfbert.export import export_saved_model
     from tfbert.tasks.embeddings import save_embedding_model
-    from tfbert.tasks.model_dir import model_file
+    from tfbert.artifacts import model_file
     from tfbert.tasks.models import SentenceEmbedder
     from tfbert.text import WordPieceTokenizer
 

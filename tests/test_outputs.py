@@ -187,7 +187,8 @@ def test_run_kind_reads_the_manifest_first_and_old_run_files_only_without_one(tm
     assert [run_kind(folder) for folder in (run, model_dir, old_run, old_model_dir)] == ["pretrain", None, "pretrain",
                                                                                           None]
     (run / "tfbert.json").write_text("not json")
-    assert run_kind(run) is None   # an unreadable manifest is no run to resume
+    with pytest.raises(ValueError, match="tfbert.json: not valid JSON"):   # named, not taken for another folder
+        run_kind(run)
 
 
 def test_run_folder_overwrite_keeps_the_old_folder_until_the_new_run_has_a_checkpoint(tmp_path):

@@ -42,9 +42,21 @@ def _fail(field: str, value: Any, allowed: str) -> None:
     raise field_error(field, value, allowed)
 
 
+# The largest size each field may have: far above every published model (the largest have ~250k tokens, 8k
+# positions, 128 layers, a width of 25k), so a typo (`num_layers: 1e9`) fails at once instead of building for minutes.
+# A token table past what TF-Text's vocabularies hold (4,194,304) could never be fed by a tfbert tokenizer.
+SIZE_LIMITS = {"vocab_size": 4_194_304, "hidden_size": 65_536, "num_layers": 1_024, "num_heads": 1_024,
+               "intermediate_size": 262_144, "embedding_size": 65_536, "max_positions": 1_048_576,
+               "num_hidden_groups": 1_024, "inner_group_num": 1_024, "type_vocab_size": 1_024,
+               "num_languages": 4_096, "position_buckets": 1_048_576, "max_relative_positions": 1_048_576}
+
+
 def _check_int(field: str, value: Any, minimum: int) -> None:
+    maximum = SIZE_LIMITS.get(field)
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        _fail(field, value, f"expected an integer >= {minimum}")
+        _fail(field, value, f"expected an integer >= {minimum}" + (f" and <= {maximum:,}" if maximum else ""))
+    if maximum is not None and value > maximum:
+        _fail(field, value, f"expected at most {maximum:,} (larger than any model tfbert can build and train)")
 
 
 def _check_rate(field: str, value: Any) -> None:
@@ -313,6 +325,8 @@ class ModelConfig:
     def __post_init__(self) -> None:
         from tfbert import architectures
 
+        if not isinstance(self.description, str):
+            _fail("description", self.description, "expected a line of text")
         if self.architecture not in architectures.names():
             _fail("architecture", self.architecture, f"allowed: {', '.join(architectures.names())}")
         spec = architectures.get(self.architecture)

@@ -16,6 +16,7 @@ take over: the file it leaves is reused.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 
@@ -73,8 +74,14 @@ class OutputLock:
             if same_file:   # else the holder removed it as we opened it: lock the new one
                 break
             os.close(descriptor)
-        os.ftruncate(descriptor, 0)
-        os.write(descriptor, str(os.getpid()).encode("ascii"))
+        try:
+            os.ftruncate(descriptor, 0)
+            os.write(descriptor, str(os.getpid()).encode("ascii"))
+        except OSError as error:   # a full disk: no lock file is left behind, and the output is named
+            os.close(descriptor)
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self.lock)
+            raise OSError(error.errno, error.strerror, self.path) from None
         _held[self.lock] = [descriptor, 1]
         return self
 

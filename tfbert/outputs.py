@@ -36,13 +36,13 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
+from tfbert.artifacts.layout import CHECKPOINT_INDEX
 from tfbert import interrupts
 from tfbert.output_lock import OutputBusy, OutputLock  # noqa: F401  (OutputBusy: importable from here)
 
 TEMPORARY_MARK = ".tfbert-tmp-"
 # Markers of the resumable runs, until each writes the tfbert.json manifest that names its kind.
 QUICKSTART_MARKER = "tfbert_quickstart.json"
-CHECKPOINT_INDEX = "checkpoint"   # TensorFlow's index of the complete checkpoints in a folder
 
 
 class OutputRefused(ValueError):

@@ -10,7 +10,7 @@ transformers = pytest.importorskip("transformers")
 
 from tfbert.data.preprocessor import Preprocessor  # noqa: E402
 from tfbert.tasks import encode_texts  # noqa: E402
-from tfbert.tasks.pretrained import find_pretrained_tokenizer  # noqa: E402
+from tfbert import artifacts  # noqa: E402
 from tfbert.text import SentencePieceTokenizer  # noqa: E402
 
 LENGTH = 24
@@ -48,7 +48,7 @@ def test_packing_matches_debertav2_tokenizer(deberta_folder):
 
 
 def test_a_huggingface_deberta_folder_gives_its_sentencepiece_cased(deberta_folder):
-    tokenizer = find_pretrained_tokenizer(deberta_folder)
+    tokenizer = artifacts.open(deberta_folder).tokenizer
     assert isinstance(tokenizer, SentencePieceTokenizer) and not tokenizer.lowercase
     assert tokenizer.tokenize(["Ada"]).to_list()[0] == SentencePieceTokenizer(deberta_folder / "spm.model").tokenize(
         ["Ada"]).to_list()[0]

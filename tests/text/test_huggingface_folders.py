@@ -8,7 +8,7 @@ import sentencepiece
 
 transformers = pytest.importorskip("transformers")
 
-from tfbert.tasks.pretrained import find_pretrained_tokenizer  # noqa: E402
+from tfbert import artifacts  # noqa: E402
 from tfbert.text import BytePairTokenizer, load_tokenizer, train_sentencepiece  # noqa: E402
 from tfbert.text.huggingface_folders import fairseq_layout  # noqa: E402
 
@@ -81,6 +81,6 @@ def test_an_xlmr_model_is_read_in_fairseqs_id_layout(assets, folders):
 
 
 def test_finetune_and_export_find_a_huggingface_folders_tokenizer(folders):
-    tokenizer = find_pretrained_tokenizer(folders["spiece.model, ALBERT defaults"])
+    tokenizer = artifacts.open(folders["spiece.model, ALBERT defaults"]).tokenizer
     assert tokenizer.lowercase and tokenizer.strip_accents
     assert tokenizer.special_tokens["mask"] == "[MASK]"

@@ -13,12 +13,11 @@ from sentencepiece import sentencepiece_model_pb2
 
 import tfbert.corpus
 from convert.tf1_releases import albert_tensors, padded_batch, write_checkpoint, write_json, write_vocab
-from tfbert import architectures
+from tfbert import architectures, artifacts
 from tfbert.architectures import ArchitectureSpec
 from tfbert.cli import main
 from tfbert.config import load_config
 from tfbert.models import Encoder
-from tfbert.tasks.pretrained import encoder_for_tokenizer
 from tfbert.text import WordPieceTokenizer, load_tokenizer
 from tfbert.text.vocab_training import train_sentencepiece
 from tfbert.training.initialization import added_token_pieces, initialize_from, read_source
@@ -286,9 +285,10 @@ def test_command_line_init_from_objectives_and_bad_sources(albert_mlm_run, corpu
 
 def test_finetune_grows_the_encoder_for_a_tokenizer_with_added_words(albert_mlm_run, tmp_path):
     run, trained = albert_mlm_run
-    assert encoder_for_tokenizer(run, load_tokenizer(run / "tokenizer"), tmp_path) == run
+    source = artifacts.open(run)
+    assert source.with_tokenizer(load_tokenizer(run / "tokenizer"), tmp_path) is source
     new = with_user_pieces(run / "tokenizer", ["\u2581unbelievablyweird"], tmp_path / "new")
-    grown = keras.models.load_model(encoder_for_tokenizer(run, new, tmp_path))
+    grown = keras.models.load_model(source.with_tokenizer(new, tmp_path).model_file)
     table, old_table = grown.token_embedding.embeddings.numpy(), trained.encoder.token_embedding.embeddings.numpy()
     np.testing.assert_array_equal(table[:400], old_table)
     pieces = added_token_pieces(read_source(run), new)

@@ -13,8 +13,7 @@ from pathlib import Path
 import keras
 
 from tfbert.artifacts.checkpoints import newest_checkpoint, restore_model_weights
-
-RUN_CONFIG_FILE = "config.yaml"
+from tfbert.artifacts.layout import RUN_CONFIG_FILE
 
 
 def newest_checkpoint_step(directory: str | Path) -> int | None:

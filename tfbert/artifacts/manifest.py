@@ -30,7 +30,10 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-MANIFEST_FILE = "tfbert.json"
+from tfbert.artifacts.checks import FileContentError, json_object, one_of
+from tfbert.artifacts.files import check_manifest_fields
+from tfbert.artifacts.layout import MANIFEST_FILE
+
 FORMAT_VERSION = 1
 KINDS = ("vocab", "pretraining-run", "model-dir", "converted-checkpoint", "export", "tflite-export")
 # The kinds a `tfbert export` writes: a SavedModel, a TF Lite folder. They run as they are (`SavedModelClient`).
@@ -124,18 +127,26 @@ def record_precision(folder: str | os.PathLike, policy: str, reason: str) -> Pat
     return _write(Path(folder) / MANIFEST_FILE, manifest)
 
 
+class NewerManifest(FileContentError):
+    """A manifest written by a newer tfbert (`format_version` above `FORMAT_VERSION`): the folder is fine."""
+
+
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any] | None:
-    """`folder/tfbert.json` as a dict, or None where there is none; `ValueError` for an unreadable or newer one."""
+    """`folder/tfbert.json` as a dict, or None where there is none; `FileContentError` (a `ValueError`) naming the
+    field for an unreadable or damaged one, `NewerManifest` for a newer one. Every field is checked before use
+    (`tfbert.artifacts.files.check_manifest_fields`): paths stay inside the folder, fields have their types."""
     path = Path(folder) / MANIFEST_FILE
     if not path.is_file():
         return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"cannot read {path}: {error}; rewrite it with the command that made the folder") from None
-    if not isinstance(manifest, dict) or manifest.get("kind") not in KINDS:
-        raise ValueError(f"{path} is not a tfbert manifest (no known 'kind'); expected one of {', '.join(KINDS)}")
-    if int(manifest.get("format_version", 0)) > FORMAT_VERSION:
-        raise ValueError(f"{path} has format_version {manifest['format_version']}, newer than this tfbert reads "
-                         f"({FORMAT_VERSION}); upgrade tfbert")
+    manifest = json_object(path)
+    version = manifest.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        found = "missing" if "format_version" not in manifest else repr(version)
+        raise FileContentError(path, "format_version", f"is {found}, expected a whole number (this tfbert writes "
+                                                       f"{FORMAT_VERSION})")
+    if version > FORMAT_VERSION:
+        raise NewerManifest(path, "format_version", f"is {version}, newer than this tfbert reads ({FORMAT_VERSION})",
+                            "upgrade tfbert (pip install -U tfbert) to read this folder")
+    one_of(manifest, "kind", path, KINDS)
+    check_manifest_fields(manifest, path, KINDS)
     return manifest

@@ -35,24 +35,24 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfbert.artifacts.manifest import MANIFEST_FILE, read_manifest
+from tfbert.artifacts.layout import (BEST_MODEL_FILE, CHECKPOINT_INDEX, CONVERTED_MODEL_FILE, ENCODER_FILE,
+                                     ENCODER_FILES, HUGGINGFACE_CONFIG_FILE, KERAS_ARCHIVE_CONFIG_FILE, MANIFEST_FILE,
+                                     PREPROCESSOR_FILE, RUN_CONFIG_FILE, SAVED_MODEL_EXTRA, TASK_FILE,
+                                     TOKENIZER_FOLDER)
+from tfbert.artifacts.checks import check_tokenizer_fits, inside
+from tfbert.artifacts.files import read_preprocessor_settings, read_task_file, read_tokenizer_settings
+from tfbert.artifacts.manifest import read_manifest
 from tfbert.artifacts.saved_models import holds_saved_model, resolve_saved_model
 from tfbert.artifacts.sentence_transformers import read_sentence_transformers
 
 if TYPE_CHECKING:
     import keras
 
+    from tfbert.config import ModelConfig
     from tfbert.data.preprocessor import Preprocessor
     from tfbert.models.encoder import Encoder
     from tfbert.text.base import Tokenizer
 
-PREPROCESSOR_FILE = "preprocessor.json"
-TOKENIZER_FOLDER = "tokenizer"
-TASK_FILE = "task.json"
-BEST_MODEL_FILE = "best.keras"
-RUN_CONFIG_FILE = "config.yaml"
-CHECKPOINT_INDEX = "checkpoint"   # TensorFlow's index of a folder's complete checkpoints
-ENCODER_FILES = ("encoder.keras", "encoder/encoder.keras")
 ACCEPTED = ("a .keras file, a folder tfbert wrote (tfbert.json; vocab, pretraining run, finetune/distill model dir, "
             "converted checkpoint, TF Lite export), a SavedModel from tfbert export, a Hugging Face or sentence-transformers folder "
             "(config.json), a keras-hub preset or a Google TF1 release folder (*.index)")
@@ -120,7 +120,7 @@ class Artifact:
         if saved.get("sequence_length") or self.task.get("max_length"):
             return saved.get("sequence_length") or self.task.get("max_length")
         if self.preprocessor_folder is not None:
-            return _read_json(self.preprocessor_folder / PREPROCESSOR_FILE).get("sequence_length")
+            return read_preprocessor_settings(self.preprocessor_folder)["sequence_length"]
         return None
 
     @property
@@ -142,7 +142,7 @@ class Artifact:
         if saved.get("packing_style"):
             return saved["packing_style"]
         if self.preprocessor_folder is not None:
-            return _read_json(self.preprocessor_folder / PREPROCESSOR_FILE)["packing_style"]
+            return read_preprocessor_settings(self.preprocessor_folder)["packing_style"]
         if self.family is not None:
             from tfbert import architectures
 
@@ -165,6 +165,81 @@ class Artifact:
         tokenizer = tokenizer if tokenizer is not None else self.require_tokenizer()
         length = sequence_length or self.sequence_length or DEFAULT_SEQUENCE_LENGTH
         return Preprocessor(tokenizer, length, packing_style=self.packing_style, architecture=self.family)
+
+    @property
+    def encoder_file(self) -> Path | None:
+        """The bare encoder a folder keeps (`encoder.keras`, a run's `encoder/encoder.keras`), None where none."""
+        found = [self.path / name for name in ENCODER_FILES if (self.path / name).is_file()]
+        return found[0] if found else None
+
+    @property
+    def has_checkpoint(self) -> bool:
+        """Whether a pretraining run has a complete checkpoint to restore its heads from."""
+        from tfbert.artifacts.loading import newest_checkpoint_step
+
+        return self.kind == "pretraining-run" and newest_checkpoint_step(self.path) is not None
+
+    def run_config(self) -> "ModelConfig":
+        """A pretraining run's `config.yaml` (architecture, encoder, objectives); `ValueError` for other kinds."""
+        from tfbert.config import load_config
+
+        if self.kind != "pretraining-run":
+            raise ValueError(f"{self.path} is a {self.kind}, not a pretraining run with a {RUN_CONFIG_FILE}")
+        return load_config(str(self.path / RUN_CONFIG_FILE))
+
+    @property
+    def language_names(self) -> list[str] | None:
+        """The names of the language ids, in id order, where the artifact names them (a Hugging Face XLM folder's
+        `lang2id`), else None."""
+        if self.kind != "huggingface":
+            return None
+        lang2id = _read_json(self.path / HUGGINGFACE_CONFIG_FILE).get("lang2id")
+        return sorted(lang2id, key=lang2id.get) if isinstance(lang2id, dict) and lang2id else None
+
+    @property
+    def hidden_size(self) -> int | None:
+        """The encoder's hidden size where the artifact says it without loading weights (its config), else None.
+
+        Example:
+            >>> open("all-MiniLM-L6-v2/").hidden_size
+            384
+        """
+        return (self.config or {}).get("hidden_size")
+
+    def with_tokenizer(self, tokenizer: "Tokenizer", scratch: Path) -> "Artifact":
+        """This artifact, or, when `tokenizer` extends the vocabulary of the artifact's own (`tfbert vocab add`),
+        a `.keras` artifact at `scratch/encoder.keras`: the encoder with its token table grown, each new row
+        the mean of the rows of the pieces the word split into before (`tfbert.models.resize.grow_rows`).
+
+        Raises `ValueError` naming both sizes for a tokenizer that is smaller than the artifact's or changes its ids.
+
+        Example:
+            >>> from tfbert.text import insert_words, load_tokenizer
+            >>> grown = insert_words(load_tokenizer("runs/bert/tokenizer"), ["covid"]).tokenizer   # tfbert vocab add
+            >>> open("runs/bert").with_tokenizer(grown, Path(".")).model_file
+            PosixPath('encoder.keras')
+        """
+        from tfbert.models.resize import resize_token_embeddings
+        from tfbert.text.vocabulary_growth import check_extension, old_pieces_of_added_tokens
+
+        try:
+            old = self.tokenizer
+        except (OSError, ValueError):
+            old = None
+        if old is None or old.vocabulary_size() == tokenizer.vocabulary_size():
+            check_tokenizer_fits(tokenizer.vocabulary_size(), None, self.config or {}, "the tokenizer", str(self.path))
+            return self
+        check_extension(old, tokenizer, str(self.path))
+        encoder = self.load_encoder()
+        if encoder.config.vocab_size != old.vocabulary_size():
+            raise ValueError(f"{self.path}: its tokenizer has {old.vocabulary_size()} tokens but its token table "
+                             f"{encoder.config.vocab_size} rows; cannot tell which rows the added tokens follow")
+        pieces = old_pieces_of_added_tokens(old, tokenizer)
+        grown = resize_token_embeddings(encoder, tokenizer.vocabulary_size(), pieces)
+        path = scratch / ENCODER_FILE
+        grown.save(path)
+        return dataclasses.replace(self, path=path, kind="keras", config=grown.config.to_dict(), model_file=path,
+                                   preprocessor_folder=None, tokenizer_folder=None)
 
     def load_model(self, heads: bool = False, dtype: str | None = None) -> "keras.Model":
         """The model itself: the `.keras` model, a run's pretraining model (newest checkpoint), a converted
@@ -193,9 +268,8 @@ class Artifact:
         """The `Encoder` of the model, with its weights and its family recorded (`Encoder.architecture`)."""
         from tfbert.models.encoder import Encoder
 
-        saved = [self.path / name for name in ENCODER_FILES if (self.path / name).is_file()]
-        if self.kind == "pretraining-run" and saved:
-            model = _load_keras(saved[0])   # the encoder the run saved at its end
+        if self.kind == "pretraining-run" and self.encoder_file is not None:
+            model = _load_keras(self.encoder_file)   # the encoder the run saved at its end
         else:
             model = self.load_model(dtype=dtype)
         if not isinstance(model, Encoder) and hasattr(model, "embedder") and not hasattr(model, "encoder"):
@@ -231,7 +305,14 @@ def _load_keras(path: Path) -> "keras.Model":
     import_all()
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not a .keras model file (not a zip archive)")
-    return keras.models.load_model(path, compile=False)
+    try:
+        return keras.models.load_model(path, compile=False)
+    except (ValueError, OSError, KeyError, TypeError, zipfile.BadZipFile) as error:
+        # Keras' own errors (a JSON error in the archive's config.json, h5py's "Unable to synchronously open file"
+        # for damaged weights) name no file.
+        first_line = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+        raise ValueError(f"{path} is not a Keras model tfbert can load ({first_line[:160]}); write it again with "
+                         "the command that made it") from None
 
 
 def _tokenizer_near(folder: Path) -> Path | None:
@@ -258,21 +339,22 @@ def _preprocessor_near(folder: Path) -> Path | None:
 def _legacy_family(folder: Path) -> str | None:
     """The family the files around an old folder name: `preprocessor.json`, `config.yaml`, `config.json`."""
     saved = _preprocessor_near(folder)
-    if saved is not None and _read_json(saved / PREPROCESSOR_FILE).get("architecture"):
-        return _read_json(saved / PREPROCESSOR_FILE)["architecture"]
+    if saved is not None and read_preprocessor_settings(saved).get("architecture"):
+        return read_preprocessor_settings(saved)["architecture"]
     for candidate in (folder, folder.parent, folder.parent.parent):
         if (candidate / RUN_CONFIG_FILE).is_file():
             from tfbert.config import load_config
 
             return load_config(str(candidate / RUN_CONFIG_FILE)).architecture
-    return _huggingface_family(folder) if (folder / "config.json").is_file() else None
+    return _huggingface_family(folder) if (folder / HUGGINGFACE_CONFIG_FILE).is_file() else None
 
 
 def _huggingface_family(folder: Path) -> str | None:
     from tfbert import architectures
 
     try:
-        return architectures.with_format("huggingface", _read_json(folder / "config.json").get("model_type")).name
+        model_type = _read_json(folder / HUGGINGFACE_CONFIG_FILE).get("model_type")
+        return architectures.with_format("huggingface", model_type).name
     except (ValueError, AttributeError, KeyError):
         return None
 
@@ -295,7 +377,7 @@ def keras_file_summary(path: str | Path) -> tuple[str | None, dict | None]:
     or a pretraining model's config), read from the archive's `config.json` without building the model."""
     try:
         with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("config.json").decode("utf-8"))
+            data = json.loads(archive.read(KERAS_ARCHIVE_CONFIG_FILE).decode("utf-8"))
     except (OSError, KeyError, zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError):
         return None, None
     return _find_encoder(data)
@@ -341,7 +423,7 @@ def _keras_file(path: Path) -> Artifact:
     from_manifest = _from_manifest(folder, manifest) if _describes(manifest, path) else None
     task = dict(from_manifest.task) if from_manifest else {}
     if not task and (folder / TASK_FILE).is_file():
-        task = _read_json(folder / TASK_FILE)
+        task = read_task_file(folder)
         task.setdefault("labels", task.get("label_names"))
     recorded_family, config = keras_file_summary(path)
     family = recorded_family or (from_manifest.family if from_manifest else _legacy_family(folder))
@@ -357,7 +439,8 @@ def _from_manifest(folder: Path, manifest: dict) -> Artifact:
     if kind == "model-dir":
         model_file = folder / BEST_MODEL_FILE
     elif kind == "converted-checkpoint":
-        model_file = folder / (manifest.get("provenance") or {}).get("model_file", "model.keras")
+        model_file = inside(folder, (manifest.get("provenance") or {}).get("model_file") or CONVERTED_MODEL_FILE,
+                            folder / MANIFEST_FILE, "provenance.model_file")
     if kind == "export":
         return Artifact(folder, kind, "saved-model", manifest.get("family"), manifest.get("config"), task, manifest)
     if kind == "vocab":
@@ -371,7 +454,7 @@ def _from_manifest(folder: Path, manifest: dict) -> Artifact:
 
 def _saved_model(path: Path) -> Artifact:
     version = resolve_saved_model(path)
-    extra = version / "assets.extra"
+    extra = version / SAVED_MODEL_EXTRA
     manifest = read_manifest(extra)
     if manifest is not None:
         artifact = _from_manifest(version, manifest)
@@ -386,7 +469,7 @@ def _legacy_folder(path: Path) -> Artifact | None:
     from tfbert.text.loading import is_tfbert_tokenizer
 
     if (path / TASK_FILE).is_file() and (path / BEST_MODEL_FILE).is_file():
-        task = _read_json(path / TASK_FILE)
+        task = read_task_file(path)
         task.setdefault("labels", task.get("label_names"))
         return Artifact(path, "model-dir", "tfbert", _keras_family(path / BEST_MODEL_FILE) or _legacy_family(path),
                         None, task, None, path / BEST_MODEL_FILE, _preprocessor_near(path), _tokenizer_near(path))
@@ -408,8 +491,8 @@ def _legacy_folder(path: Path) -> Artifact | None:
 
 def _foreign_folder(path: Path) -> Artifact | None:
     """A keras-hub preset, a Hugging Face (or sentence-transformers) folder or a TF1 release; None otherwise."""
-    if (path / "config.json").is_file():
-        data = _read_json(path / "config.json")
+    if (path / HUGGINGFACE_CONFIG_FILE).is_file():
+        data = _read_json(path / HUGGINGFACE_CONFIG_FILE)
         if isinstance(data, dict) and "class_name" in data and isinstance(data.get("config"), dict):
             return _keras_hub_preset(path)
         return _huggingface_folder(path)
@@ -450,10 +533,40 @@ def _huggingface_folder(path: Path) -> Artifact:
                     tokenizer_folder=path if is_huggingface_tokenizer(path) else None)
 
 
+def is_model_dir(path: str | Path) -> bool:
+    """Whether `path` is a folder `tfbert finetune` or `distill` wrote (`task.json` and `best.keras`)."""
+    path = Path(path)
+    return path.is_dir() and (path / TASK_FILE).is_file() and (path / BEST_MODEL_FILE).is_file()
+
+
+def read_task(source: str | Path) -> dict:
+    """`task.json` of a model dir, or of the folder holding a `.keras` file, checked; `{}` where there is none.
+
+    Example:
+        >>> read_task("runs/sst2")["task"]
+        'classification'
+    """
+    path = Path(source)
+    return read_task_file(path if path.is_dir() else path.parent)
+
+
+def model_file(source: str | Path) -> Path:
+    """`source/best.keras` for a model dir, else `source` itself.
+
+    Example:
+        >>> model_file("runs/sst2")
+        PosixPath('runs/sst2/best.keras')
+    """
+    path = Path(source)
+    return path / BEST_MODEL_FILE if is_model_dir(path) else path
+
+
 def folder_kind(path: str | Path) -> str | None:
     """What a folder tfbert wrote is, without loading anything: its manifest's `kind`; for a folder written
     before the manifest, `pretraining-run` where it has a run's files (`config.yaml` or a checkpoint index)
-    and no `task.json`; else None (not a tfbert folder, or its manifest is unreadable).
+    and no `task.json`; else None (not a tfbert folder). A damaged manifest, or one a newer tfbert wrote, raises
+    its one-line `FileContentError` (`NewerManifest`), so a command says what the folder is instead of calling it
+    "not a run" and offering `--overwrite`.
 
     Example:
         >>> folder_kind("runs/bert")
@@ -462,10 +575,7 @@ def folder_kind(path: str | Path) -> str | None:
     path = Path(path)
     if not path.is_dir():
         return None
-    try:
-        manifest = read_manifest(path)
-    except ValueError:
-        return None
+    manifest = read_manifest(path)
     if manifest is not None:
         return manifest["kind"]
     legacy_run = (path / RUN_CONFIG_FILE).is_file() or (path / CHECKPOINT_INDEX).is_file()
@@ -498,18 +608,34 @@ def open(path: str | Path) -> Artifact:  # noqa: A001  (tfbert.artifacts.open, a
         raise FileNotFoundError(f"{path}: no such file or folder; expected {ACCEPTED}")
     if path.is_file():
         if path.suffix == ".keras":
-            return _keras_file(path)
+            return _checked(_keras_file(path))
         raise ValueError(f"{path} is a file but not a .keras model; expected {ACCEPTED}")
     manifest = read_manifest(path)
     if manifest is not None:
-        return _from_manifest(path, manifest)
+        return _checked(_from_manifest(path, manifest))
     if holds_saved_model(path):
         return _saved_model(path)
     found = _legacy_folder(path) or _foreign_folder(path)
     if found is None:
         listing = ", ".join(sorted(entry.name for entry in path.iterdir())[:8]) or "an empty folder"
         raise ValueError(f"{path} is none of the kinds tfbert reads ({ACCEPTED}); found {listing}")
-    return found
+    return _checked(found)
 
 
-__all__ = ["ACCEPTED", "Artifact", "MANIFEST_FILE", "folder_kind", "open", "open_as"]
+def _checked(artifact: Artifact) -> Artifact:
+    """`artifact`, once the JSON files tfbert wrote beside its model are read and checked (`preprocessor.json`,
+    `task.json`, the tokenizer's `tokenizer_config.json`), so a damaged one is refused before anything is loaded."""
+    if artifact.source_format not in ("tfbert", "tflite"):
+        return artifact
+    if artifact.preprocessor_folder is not None:
+        read_preprocessor_settings(artifact.preprocessor_folder)
+    read_task_file(artifact.path if artifact.path.is_dir() else artifact.path.parent)
+    for folder in (artifact.tokenizer_folder,
+                   artifact.preprocessor_folder / TOKENIZER_FOLDER if artifact.preprocessor_folder else None):
+        if folder is not None:
+            read_tokenizer_settings(folder)
+    return artifact
+
+
+__all__ = ["ACCEPTED", "Artifact", "MANIFEST_FILE", "folder_kind", "is_model_dir", "model_file", "open", "open_as",
+           "read_task"]

@@ -19,6 +19,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tfbert.artifacts.layout import SENTENCE_TRANSFORMERS_MODULE_CONFIG_FILE as MODULE_CONFIG_FILE
+from tfbert.artifacts.layout import TOKENIZER_CONFIG_FILE
+
 MODULES_FILE = "modules.json"
 POOLING_FOLDER = "1_Pooling"
 NORMALIZE_FOLDER = "2_Normalize"
@@ -71,7 +74,7 @@ def _pooling_mode(config: dict, path: Path) -> str:
 
 
 def _max_seq_length(folder: Path) -> int | None:
-    for name, key in ((SETTINGS_FILE, "max_seq_length"), ("tokenizer_config.json", "model_max_length")):
+    for name, key in ((SETTINGS_FILE, "max_seq_length"), (TOKENIZER_CONFIG_FILE, "model_max_length")):
         if (folder / name).is_file():
             value = _read_json(folder / name).get(key)
             if isinstance(value, int) and 0 < value < 1_000_000:
@@ -88,7 +91,7 @@ def read_sentence_transformers(folder: str | Path) -> SentenceTransformersLayout
     pooling_path = _module_path(modules, "Pooling") if isinstance(modules, list) else None
     if pooling_path is None:
         return None
-    pooling = _pooling_mode(_read_json(folder / pooling_path / "config.json"), folder / pooling_path)
+    pooling = _pooling_mode(_read_json(folder / pooling_path / MODULE_CONFIG_FILE), folder / pooling_path)
     return SentenceTransformersLayout(pooling, _module_path(modules, "Normalize") is not None,
                                       _max_seq_length(folder))
 
@@ -110,5 +113,5 @@ def write_sentence_transformers(folder: str | Path, width: int, layout: Sentence
                                         encoding="utf-8")
     (folder / POOLING_FOLDER).mkdir(exist_ok=True)
     flags = {flag: mode == layout.pooling for mode, flag in POOLING_FLAGS.items()}
-    (folder / POOLING_FOLDER / "config.json").write_text(
+    (folder / POOLING_FOLDER / MODULE_CONFIG_FILE).write_text(
         json.dumps({"word_embedding_dimension": width, **flags, "include_prompt": True}, indent=2), encoding="utf-8")

@@ -13,11 +13,13 @@ from tfbert.outputs import beside_output, new_output
 
 
 def _read_source(args: argparse.Namespace):
-    """The checkpoint (`tfbert.artifacts.open`) and its model: a sentence-transformers folder as a
-    `SentenceEmbedder` with its pooling and normalisation, so the `.keras` file keeps them."""
+    """The checkpoint (`tfbert.artifacts.open`), its tokenizer (read first: a damaged tokenizer file is refused
+    before the weights load) and its model: a sentence-transformers folder as a `SentenceEmbedder` with its pooling
+    and normalisation, so the `.keras` file keeps them."""
     from tfbert import artifacts
 
     artifact = artifacts.open_as(args.checkpoint, args.source)
+    tokenizer = _tokenizer_of(args, artifact)
     if args.heads and artifact.kind == "keras-hub":
         raise CommandError("keras-hub presets hold a backbone without heads; convert without --heads")
     model = artifact.load_model(heads=args.heads)
@@ -25,7 +27,7 @@ def _read_source(args: argparse.Namespace):
         from tfbert.tasks.models import SentenceEmbedder
 
         model = SentenceEmbedder(model, pooling=artifact.task["pooling"], normalize=artifact.task["normalize"])
-    return artifact, model
+    return artifact, tokenizer, model
 
 
 def _tokenizer_of(args: argparse.Namespace, artifact):
@@ -45,6 +47,7 @@ TO_HUGGINGFACE = "to-huggingface"
 def _to_huggingface(args: argparse.Namespace) -> None:
     """Reads a tfbert model (`.keras`, fine-tuning model dir, pretraining run) and writes it as a Hugging Face folder."""
     from tfbert import architectures
+    from tfbert.artifacts.layout import HUGGINGFACE_CONFIG_FILE
     from tfbert.convert.to_huggingface import read_tfbert_source, write_huggingface
     from tfbert.text import load_tokenizer
 
@@ -61,7 +64,8 @@ def _to_huggingface(args: argparse.Namespace) -> None:
                                  f"({', '.join(architectures.names())})")
             folders = write_huggingface(source.model, output, architecture, source.tokenizer, source.label_names,
                                         source.max_length)
-            classes = [json.loads((folder / "config.json").read_text())["architectures"][0] for folder in folders]
+            classes = [json.loads((folder / HUGGINGFACE_CONFIG_FILE).read_text())["architectures"][0]
+                       for folder in folders]
     except (OSError, ValueError, ImportError) as error:
         raise CommandError(str(error)) from None
     for folder, name in zip(folders, classes):
@@ -89,8 +93,8 @@ def _write_manifest(args: argparse.Namespace, artifact, model, tokenizer) -> Non
 def run(args: argparse.Namespace) -> None:
     """Reads the checkpoint (with its heads on `--heads`), then writes the model and its tokenizer, each complete."""
     import_tensorflow_quietly()
-    from tfbert.artifacts.manifest import MANIFEST_FILE
-    from tfbert.convert.writing import TOKENIZER_FOLDER, save_converted
+    from tfbert.artifacts.layout import MANIFEST_FILE, TOKENIZER_FOLDER
+    from tfbert.convert.writing import save_converted
 
     if args.source == TO_HUGGINGFACE:
         return _to_huggingface(args)
@@ -103,8 +107,7 @@ def run(args: argparse.Namespace) -> None:
     try:
         with new_output(args.output, overwrite=args.overwrite) as output, \
                 beside_output(args.output, (TOKENIZER_FOLDER, MANIFEST_FILE)):
-            artifact, model = _read_source(args)
-            tokenizer = _tokenizer_of(args, artifact)
+            artifact, tokenizer, model = _read_source(args)
             tokenizer_folder = save_converted(model, output, tokenizer, replace_tokenizer=args.overwrite)
             _write_manifest(args, artifact, model, tokenizer)
     except (OSError, ValueError, ImportError) as error:

@@ -35,7 +35,8 @@ def _split(args: argparse.Namespace):
 
 
 def _student(args: argparse.Namespace):
-    """The student's weights, tokenizer and pooling (a model dir or a sentence-transformers folder keeps its own)."""
+    """The opened student (`tfbert.artifacts.open`, once), its tokenizer and pooling (a model dir or a
+    sentence-transformers folder keeps its own)."""
     from tfbert import artifacts
     from tfbert.commands.finetune import find_tokenizer
 
@@ -44,7 +45,7 @@ def _student(args: argparse.Namespace):
         raise CommandError(f"student {args.student!r} does not exist")
     artifact = artifacts.open(student)
     pooling = artifact.task.get("pooling") or args.pooling
-    return artifact.model_file or student, find_tokenizer(student, args.tokenizer), pooling
+    return artifact, find_tokenizer(artifact, args.tokenizer), pooling
 
 
 def run(args: argparse.Namespace) -> None:
@@ -58,16 +59,16 @@ def run(args: argparse.Namespace) -> None:
     try:
         with new_output(args.model_dir, flag="--model-dir", overwrite=args.overwrite) as model_dir:
             (sources, targets), (eval_sources, eval_targets) = _split(args)
-            weights, tokenizer, pooling = _student(args)
+            student, tokenizer, pooling = _student(args)
             for side, texts in (("target", targets), ("source", sources)):
                 warning = vocabulary_coverage(tokenizer, texts).warning(side)
                 if warning:
                     print(f"tfbert distill: warning: {warning}", file=sys.stderr)
             teacher = load_text_embedder(args.teacher, max_length=args.max_length)
-            result = distill(teacher, weights, tokenizer, sources, targets, model_dir, eval_sources=eval_sources,
+            result = distill(teacher, student, tokenizer, sources, targets, model_dir, eval_sources=eval_sources,
                              eval_targets=eval_targets, pooling=pooling, max_length=args.max_length,
                              settings=TrainingSettings.from_flags(args))
-            write_model_dir_manifest(model_dir, source=args.student)
+            write_model_dir_manifest(model_dir, source=student)
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
     result.best_path = str(Path(args.model_dir) / Path(result.best_path).name)

@@ -15,12 +15,16 @@ from __future__ import annotations
 import argparse
 import os
 import zipfile
+from typing import TYPE_CHECKING
 
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.export.tflite_model import QUANTIZATIONS
+
+if TYPE_CHECKING:
+    from tfbert.artifacts import Artifact
 
 
 # The options of a SavedModel export that a TF Lite export has no use for, by their flags.
@@ -67,11 +71,12 @@ def run(args: argparse.Namespace) -> None:
         except ValueError as error:
             raise CommandError(str(error)) from None
     try:
-        finetuned = artifacts.open(args.source).task
+        source = artifacts.open(args.source)   # once; the export reads this Artifact
     except (OSError, ValueError) as error:
         raise CommandError(str(error)) from None
     if args.tokenizer and not os.path.isdir(args.tokenizer):
         raise CommandError(f"--tokenizer {args.tokenizer!r} is not a folder")
+    finetuned = source.task
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
     labels = labels or finetuned.get("labels") or finetuned.get("label_names")
     pair = args.pair or finetuned.get("pair", False)
@@ -80,12 +85,12 @@ def run(args: argparse.Namespace) -> None:
                                              ("doc_stride", args.doc_stride), ("max_windows", args.max_windows))
                if value is not None}
     if args.format == "tflite":
-        _export_tflite(args, labels, pair)
+        _export_tflite(args, source, labels, pair)
         return
     show_precision_choice()
     apply_precision(pick_precision(tf.distribute.get_strategy(), args.precision).policy)   # before the model loads
     try:
-        path = export_saved_model(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
+        path = export_saved_model(source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
                                   version=args.version, sequence_length=args.sequence_length, label_names=labels,
                                   pair=pair, pooling=args.pooling, task_options=options,
                                   languages=args.languages.split(",") if args.languages else None,
@@ -93,7 +98,7 @@ def run(args: argparse.Namespace) -> None:
                                   xla_max_batch=args.xla_max_batch)
         print(f"wrote {path}")
         if args.hub_pair:
-            for directory in export_hub_pair(args.source, args.name, tokenizer=args.tokenizer,
+            for directory in export_hub_pair(source, args.name, tokenizer=args.tokenizer,
                                              output_dir=args.output_dir, version=int(path.name),
                                              sequence_length=args.sequence_length, pair=pair,
                                              overwrite=args.overwrite):
@@ -102,11 +107,11 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
 
 
-def _export_tflite(args: argparse.Namespace, labels: list[str] | None, pair: bool) -> None:
+def _export_tflite(args: argparse.Namespace, source: "Artifact", labels: list[str] | None, pair: bool) -> None:
     from tfbert.export.tflite import export_tflite
 
     try:
-        path = export_tflite(args.source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
+        path = export_tflite(source, args.name, tokenizer=args.tokenizer, output_dir=args.output_dir,
                              sequence_length=args.sequence_length, label_names=labels, pair=pair,
                              pooling=args.pooling, quantize=args.quantize, overwrite=args.overwrite)
     except (FileNotFoundError, FileExistsError, ValueError, TypeError) as error:

@@ -25,6 +25,7 @@ from tfbert.outputs import new_output
 from tfbert.training.settings import TrainingSettings
 
 if TYPE_CHECKING:
+    from tfbert.artifacts import Artifact
     from tfbert.text.base import Tokenizer
 
 # TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
@@ -34,15 +35,14 @@ class FinetuneInputError(ValueError):
     """Bad arguments or data for `tfbert finetune`, reported as one line."""
 
 
-def find_tokenizer(pretrained: Path, tokenizer: str | None) -> "Tokenizer":
-    """The tokenizer given, else the one that goes with the pretrained model (see `load_pretrained_tokenizer`)."""
-    from tfbert.tasks import load_pretrained_tokenizer
+def find_tokenizer(pretrained: "Artifact", tokenizer: str | None) -> "Tokenizer":
+    """The tokenizer given, else the one that goes with the opened pretrained model (`Artifact.require_tokenizer`)."""
     from tfbert.text import load_tokenizer
 
     if tokenizer:
         return load_tokenizer(tokenizer)
     try:
-        return load_pretrained_tokenizer(pretrained)
+        return pretrained.require_tokenizer()
     except FileNotFoundError as error:
         raise FinetuneInputError(f"{error}; pass --tokenizer") from None
 
@@ -96,10 +96,9 @@ def _examples(args: argparse.Namespace, decoder):
     return _joined(train), _joined(evaluation), False, "accuracy", classes.num_classes
 
 
-def _check_files(args: argparse.Namespace) -> Path:
-    pretrained = Path(args.pretrained)
-    if not pretrained.exists():
-        raise FileNotFoundError(f"pretrained model {str(pretrained)!r} does not exist")
+def _check_files(args: argparse.Namespace) -> None:
+    if not Path(args.pretrained).exists():
+        raise FileNotFoundError(f"pretrained model {args.pretrained!r} does not exist")
     if not args.glue and not (args.train and args.eval):
         raise FinetuneInputError("give --train and --eval files, or --glue TASK")
     if args.task == "embedding" and args.glue:
@@ -107,16 +106,16 @@ def _check_files(args: argparse.Namespace) -> Path:
     if args.pooling == "max" and args.task != "embedding":
         raise FinetuneInputError("--pooling max is for --task embedding; classification and regression pool with "
                                  "pooler, mean or cls")
-    return pretrained
 
 
 def finetune_from_arguments(args: argparse.Namespace) -> dict:
     """Fine-tunes, keeps the best epoch in `model_dir/best.keras`, and writes the preprocessor (`preprocessor.json`,
-    `tokenizer/`) and `task.json` beside it."""
+    `tokenizer/`) and `task.json` beside it. The pretrained model is opened once (`tfbert.artifacts.open`) and
+    that `Artifact` is handed down."""
+    from tfbert import artifacts
     from tfbert.data.text_decoding import LineDecoder
-    from tfbert.tasks.pretrained import encoder_for_tokenizer, load_pretrained_preprocessor
 
-    pretrained = _check_files(args)
+    _check_files(args)
     with new_output(args.model_dir, flag="--model-dir", overwrite=args.overwrite) as model_dir:
         examples = None
         if args.task != "embedding":   # the data is checked before the model is loaded
@@ -124,19 +123,21 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
             examples = _examples(args, decoder)
             if decoder.summary():
                 print(f"tfbert finetune: warning: {decoder.summary()}", file=sys.stderr)
-        preprocessor = load_pretrained_preprocessor(pretrained, find_tokenizer(pretrained, args.tokenizer),
-                                                    args.max_length)
+        pretrained = artifacts.open(args.pretrained)
+        preprocessor = pretrained.preprocessor_with(find_tokenizer(pretrained, args.tokenizer), args.max_length)
         with tempfile.TemporaryDirectory() as scratch:
-            encoder = encoder_for_tokenizer(pretrained, preprocessor.tokenizer, Path(scratch))
+            encoder = pretrained.with_tokenizer(preprocessor.tokenizer, Path(scratch))
             if args.task == "embedding":
-                result = _run_embedding(args, encoder, preprocessor, model_dir)
+                result = _run_embedding(args, pretrained, encoder, preprocessor, model_dir)
             else:
-                result = _run_classification(args, encoder, preprocessor, examples, model_dir)
+                result = _run_classification(args, pretrained, encoder, preprocessor, examples, model_dir)
     return {**result, "path": str(Path(args.model_dir) / Path(result["path"]).name)}
 
 
-def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor, examples, model_dir: str) -> dict:
-    """Classification or regression of `args` on `examples` (`_examples`), from the encoder at `pretrained`."""
+def _run_classification(args: argparse.Namespace, source: "Artifact", pretrained: "Artifact", preprocessor, examples,
+                        model_dir: str) -> dict:
+    """Classification or regression of `args` on `examples` (`_examples`), from the encoder of `pretrained` (`source`
+    itself, or its encoder grown for the tokenizer)."""
     from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
                               regression_evaluator)
     from tfbert.tasks.model_dir import write_task
@@ -166,26 +167,25 @@ def _run_classification(args: argparse.Namespace, pretrained: Path, preprocessor
             "max_length": args.max_length, "pair": train.pair_texts is not None, "metric": metric}
     if regression:
         task["score_range"] = [float(np.min(train.labels)), float(np.max(train.labels))]
-    write_task(model_dir, task, source=args.pretrained)
+    write_task(model_dir, task, source=source, preprocessor=preprocessor)
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path, "metric": metric}
 
 
-def _run_embedding(args: argparse.Namespace, pretrained: Path, preprocessor, model_dir: str) -> dict:
+def _run_embedding(args: argparse.Namespace, source: "Artifact", pretrained: "Artifact", preprocessor,
+                   model_dir: str) -> dict:
     """`--task embedding`: Sentence-BERT on sentence-pair files (see `tfbert.tasks.embeddings`)."""
-    from tfbert import artifacts
     from tfbert.tasks import combine_pairs, read_sentence_pairs, train_sentence_embedder
     from tfbert.tasks.model_dir import write_model_dir_manifest
 
-    source = artifacts.open(pretrained)
     train = combine_pairs([read_sentence_pairs(path, args.format) for path in args.train])
     evaluation = read_sentence_pairs(args.eval, args.format)
     result = train_sentence_embedder(
-        source.model_file or pretrained, preprocessor.tokenizer, train, evaluation, model_dir, loss=args.loss,
+        pretrained, preprocessor.tokenizer, train, evaluation, model_dir, loss=args.loss,
         pooling=args.pooling or source.task.get("pooling") or "mean", max_length=args.max_length,
         score_scale=tuple(args.score_range) if args.score_range else None, scale=args.scale, margin=args.margin,
         symmetric=args.symmetric, settings=TrainingSettings.from_flags(args))
     preprocessor.save(model_dir)  # its architecture, for export and convert to-huggingface
-    write_model_dir_manifest(model_dir, source=args.pretrained)
+    write_model_dir_manifest(model_dir, source=source, preprocessor=preprocessor)
     return {"best_epoch": result.best_epoch, "scores": result.best_scores, "path": result.best_path,
             "metric": "spearman_correlation"}
 

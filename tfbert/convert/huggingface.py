@@ -30,6 +30,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import keras
 import numpy as np
 
+from tfbert.artifacts.checks import json_object
+from tfbert.artifacts.files import check_huggingface_config
+from tfbert.artifacts.layout import HUGGINGFACE_CONFIG_FILE as CONFIG_FILE
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec, HuggingFaceFormat
 from tfbert.architectures.spec import Assignment
@@ -100,6 +103,19 @@ def read_state_dict(folder: str | Path) -> dict[str, np.ndarray]:
     return state
 
 
+def _refused_as_unsafe(error: Exception) -> bool:
+    """Whether torch's weights-only unpickler refused something other than tensors (a global such as `os.system`),
+    rather than meeting the end of a cut-off file."""
+    text = str(error)
+    return "GLOBAL" in text or "Unsupported" in text or "unsupported" in text
+
+
+def _damaged(path: Path, error: Exception) -> ValueError:
+    first_line = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+    return ValueError(f"{path} is damaged or cut off, not a complete PyTorch checkpoint ({first_line[:120]}); "
+                      "download or copy it again")
+
+
 def _read_pytorch_bin(path: Path) -> dict[str, np.ndarray]:
     try:
         import torch
@@ -115,10 +131,14 @@ def _read_pytorch_bin(path: Path) -> dict[str, np.ndarray]:
         with warnings.catch_warnings():   # torch warns about pickle protocols before refusing a file
             warnings.simplefilter("ignore", UserWarning)
             state = torch.load(str(path), map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError):
+    except pickle.UnpicklingError as error:
+        if not _refused_as_unsafe(error):
+            raise _damaged(path, error) from None
         raise ValueError(f"{path} is not a PyTorch checkpoint of plain tensors (torch.load with weights_only=True "
                          "refused it); no other pickle is ever loaded, as it could run code: convert the checkpoint "
                          "to model.safetensors where it was made") from None
+    except (RuntimeError, EOFError, OSError) as error:   # a truncated or damaged file, not a refused pickle
+        raise _damaged(path, error) from None
     if not isinstance(state, dict) or not all(isinstance(value, torch.Tensor) for value in state.values()):
         raise ValueError(f"{path} holds {type(state).__name__}, not a state dict of tensors; give the model's "
                          "pytorch_model.bin or model.safetensors")
@@ -167,7 +187,7 @@ def read_checkpoint(folder: str | Path, architecture: str) -> tuple[dict[str, np
 
 def copy_weights(assignments, state: Mapping[str, np.ndarray], prefix: str, folder: Path | None = None) -> set[str]:
     """Assigns every (variable, names, fn) from `state`; returns the names used. See `load_state_dict`."""
-    source, config = ("checkpoint", "config.json") if folder is None else (f"checkpoint {folder}", folder / "config.json")
+    source, config = ("checkpoint", CONFIG_FILE) if folder is None else (f"checkpoint {folder}", folder / CONFIG_FILE)
     return weights.copy_weights(assignments, state, source, str(config),
                                 is_pooler=lambda name: name.startswith(f"{prefix}pooler"))
 
@@ -194,13 +214,12 @@ def load_state_dict(model: keras.Model, state: Mapping[str, np.ndarray], archite
 
 
 def _read_config(folder: Path) -> dict[str, Any]:
-    config_file = folder / "config.json"
+    config_file = folder / CONFIG_FILE
     if not config_file.is_file():
         raise FileNotFoundError(f"{str(config_file)!r} does not exist: a Hugging Face checkpoint folder needs config.json")
-    try:
-        return json.loads(config_file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{str(config_file)!r} is not valid JSON: {error}") from None
+    config = json_object(config_file)
+    check_huggingface_config(config, config_file)   # every field tfbert reads, by type (`FileContentError`)
+    return config
 
 
 def _read_model_config(folder: Path) -> tuple[dict[str, Any], ModelConfig]:
@@ -209,9 +228,9 @@ def _read_model_config(folder: Path) -> tuple[dict[str, Any], ModelConfig]:
     try:
         return hf_config, config_from_huggingface(hf_config)
     except KeyError as error:
-        raise ValueError(f"{folder / 'config.json'}: required field {error} is missing") from None
+        raise ValueError(f"{folder / CONFIG_FILE}: required field {error} is missing") from None
     except (AttributeError, TypeError, ValueError) as error:
-        raise ValueError(f"{folder / 'config.json'}: {error}") from None
+        raise ValueError(f"{folder / CONFIG_FILE}: {error}") from None
 
 
 def read_folder_config(folder: str | Path) -> ModelConfig:

@@ -32,14 +32,14 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+from tfbert.artifacts.layout import HUGGINGFACE_TOKENIZER_FILE as TOKENIZER_FILE
+from tfbert.artifacts.layout import TOKENIZER_CONFIG_FILE as CONFIG_FILE
 from tfbert.text import BytePairTokenizer, SentencePieceTokenizer, WordPieceTokenizer
 from tfbert.text import _unigram
 from tfbert.text.base import Tokenizer
 from tfbert.text.sentencepiece_tokenizer import MODEL_FILE
 
 SPECIAL_TOKENS_FILE = "special_tokens_map.json"
-TOKENIZER_FILE = "tokenizer.json"
-CONFIG_FILE = "tokenizer_config.json"
 # transformers' class that reads tokenizer.json as it is.
 GENERIC_CLASS = "PreTrainedTokenizerFast"
 # Role names of tfbert tokenizers and the `transformers` keyword each one is.

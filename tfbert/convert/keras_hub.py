@@ -27,14 +27,15 @@ import numpy as np
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
 from tfbert.config import EncoderConfig, ModelConfig
+from tfbert.artifacts.layout import KERAS_HUB_CONFIG_FILE as CONFIG_FILE
+from tfbert.artifacts.layout import KERAS_HUB_TOKENIZER_FILE as TOKENIZER_CONFIG_FILE
+from tfbert.artifacts.layout import TOKENIZER_FOLDER
 from tfbert.convert import weights
 from tfbert.models.encoder import Encoder
 
 FORMAT = "keras_hub"
-CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.weights.h5"
-TOKENIZER_CONFIG_FILE = "tokenizer.json"
-TOKENIZER_ASSETS = Path("assets") / "tokenizer"
+TOKENIZER_ASSETS = Path("assets") / TOKENIZER_FOLDER
 # keras-hub's vocabulary files for each tokenizer kind (`ArchitectureSpec.tokenizer`).
 VOCABULARY_FILES = {"wordpiece": ("vocabulary.txt",), "sentencepiece": ("vocabulary.spm",),
                     "byte_bpe": ("vocabulary.json", "merges.txt")}

@@ -37,6 +37,8 @@ from typing import Any, Iterable, Sequence
 import keras
 import numpy as np
 
+from tfbert.artifacts.checks import check_tokenizer_fits
+from tfbert.artifacts.layout import HUGGINGFACE_CONFIG_FILE as CONFIG_FILE
 from tfbert import architectures
 from tfbert.architectures import HuggingFaceFormat
 from tfbert.architectures.spec import Assignment
@@ -48,7 +50,6 @@ from tfbert.convert.weights import export_weights
 from tfbert.models.encoder import Encoder
 
 FORMAT = "huggingface"
-CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 
 
@@ -260,9 +261,18 @@ def read_tfbert_source(source: str | Path, tokenizer=None) -> TfbertSource:
     from tfbert.tasks.models.embedding import SentenceEmbedder
 
     artifact = artifacts.open(source)
-    if artifact.source_format != "tfbert":
+    if artifact.kind in artifacts.EXPORT_KINDS:
+        origin = ((artifact.manifest or {}).get("provenance") or {}).get("source") or "the model it was exported from"
+        raise ValueError(f"{source} is an export ({artifact.kind}), which keeps no Keras model to convert; give "
+                         f"the model it was exported from ({origin}) to tfbert convert to-huggingface")
+    if artifact.kind in ("huggingface", "tf1", "keras-hub"):
         raise ValueError(f"{source} is a {artifact.kind} folder, not a tfbert model; convert it to .keras first "
                          f"(tfbert convert {artifact.kind} {source} -o model.keras)")
+    if artifact.source_format != "tfbert" or artifact.kind == "vocab":
+        raise ValueError(f"{source} is a {artifact.kind} folder, which holds no model; give a .keras file, a "
+                         "finetune model dir or a pretraining run")
+    if tokenizer is not None:
+        check_tokenizer_fits(tokenizer.vocabulary_size(), None, artifact.config or {}, "--tokenizer", str(source))
     model = artifact.load_encoder() if artifact.kind == "pretraining-run" else artifact.load_model()
     task = artifact.task
     if isinstance(model, Encoder) and task.get("task") == "embedding":

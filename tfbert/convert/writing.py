@@ -22,9 +22,8 @@ from pathlib import Path
 
 import keras
 
+from tfbert.artifacts.layout import TOKENIZER_FOLDER
 from tfbert.outputs import final_name, replace
-
-TOKENIZER_FOLDER = "tokenizer"
 
 
 def _same_files(left: Path, right: Path) -> bool:

@@ -28,13 +28,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
+from tfbert.artifacts.layout import PREPROCESSOR_FILE, TOKENIZER_FOLDER
 from tfbert import architectures
 from tfbert.data.masking import MaskedLMMasker
 from tfbert.data.packing import PackingStyle, SegmentPacker, packing_style_of
 from tfbert.text.base import Tokenizer, as_utf8
 
-PREPROCESSOR_FILE = "preprocessor.json"
-TOKENIZER_FOLDER = "tokenizer"
 DEFAULT_SEQUENCE_LENGTH = 128
 # Text is cut to this many characters per sequence position before tokenizing, so a 4 MB string
 # costs what a short one does. A token past the cut needs tokens averaging over 256 characters
@@ -186,13 +185,10 @@ class Preprocessor(tf.Module):
     def load(cls, directory: str | Path, tokenizer: Tokenizer | None = None,
              sequence_length: int | None = None) -> "Preprocessor":
         """The preprocessor `save` wrote into `directory`; `tokenizer` and `sequence_length` replace the saved ones."""
+        from tfbert.artifacts.files import read_preprocessor_settings
         from tfbert.text import load_tokenizer
 
-        path = Path(directory) / PREPROCESSOR_FILE
-        try:
-            config = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise ValueError(f"cannot read {path}: {error}") from None
+        config = read_preprocessor_settings(Path(directory))   # every field checked (`FileContentError`)
         masking = MaskingSettings(**config["masking"]) if config.get("masking") else None
         return cls(tokenizer or load_tokenizer(Path(directory) / TOKENIZER_FOLDER),
                    sequence_length or config["sequence_length"], packing_style=config["packing_style"],

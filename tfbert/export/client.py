@@ -31,6 +31,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from tfbert.artifacts.files import check_label_count, read_export_metadata, read_tokenizer_settings
+from tfbert.artifacts.layout import SAVED_MODEL_EXTRA, TOKENIZER_FOLDER
 from tfbert.export.signatures import GrpcServer, LoadedSavedModel, RestServer, Signature
 from tfbert.export.tflite_model import TFLiteExport, is_tflite_export
 
@@ -106,19 +108,6 @@ def _load_local(folder: Path) -> dict[str, Signature]:
     return local_signatures(loaded)
 
 
-def _metadata_file() -> str:
-    from tfbert.export.saved_model import METADATA_FILE
-
-    return METADATA_FILE
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
-        return {}
-
-
 class SavedModelClient:
     """A tfbert export and the signature it runs; call it on texts for one dict per example.
 
@@ -150,12 +139,14 @@ class SavedModelClient:
             signatures, extra = source.signatures(), source.extra if isinstance(source, TFLiteExport) else None
         else:
             folder = _version_folder(source)
-            self.path, signatures, extra = folder, _load_local(folder), folder / "assets.extra"
+            self.path, signatures, extra = folder, _load_local(folder), folder / SAVED_MODEL_EXTRA
         self.signature_name, self.task, self.input_names = self._choose(signatures, signature)
         self.signature = signatures[self.signature_name]
         self.takes_language = LANGUAGE_INPUT in self.signature.input_dtypes
-        self.metadata = _read_json(extra / _metadata_file()) if extra else {}
-        tokenizer_config = _read_json(extra / "tokenizer" / "tokenizer_config.json") if extra else {}
+        self.metadata = read_export_metadata(extra) if extra else {}
+        if self.task == "classification" and extra:
+            check_label_count(self.metadata, extra, (self.signature.output_shapes.get("logits") or (None,))[-1])
+        tokenizer_config = read_tokenizer_settings(extra / TOKENIZER_FOLDER) if extra else {}
         self.mask_token: str | None = (tokenizer_config.get("special_tokens") or {}).get("mask")
 
     def _choose(self, signatures: dict[str, Signature], name: str | None) -> tuple[str, str, tuple[str, ...]]:

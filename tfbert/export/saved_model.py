@@ -17,6 +17,10 @@ from typing import Sequence
 import keras
 import tensorflow as tf
 
+from tfbert import artifacts
+from tfbert.artifacts.checks import check_tokenizer_fits
+from tfbert.artifacts.layout import EXPORT_METADATA_FILE as METADATA_FILE
+from tfbert.artifacts.layout import SAVED_MODEL_EXTRA
 from tfbert.artifacts.manifest import preprocessor_fields, write_manifest
 from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
 from tfbert.export.compiled import SmallBatchCompilation
@@ -29,7 +33,6 @@ from tfbert.outputs import OutputExists, is_remote, locked, new_output
 from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
 
-METADATA_FILE = "tfbert_export.json"
 # The tasks whose outputs are one per text, which `xla_max_batch` compiles (`tfbert.export.compiled`).
 COMPILED_TASKS = ("classification", "regression", "embedding")
 
@@ -89,12 +92,15 @@ def export_preprocessor(resolved: ExportSource, tokenizer: Tokenizer | str | Pat
     length = min(length, config.max_sequence_length) if not sequence_length else length
     if length > config.max_sequence_length:
         raise ValueError(f"sequence_length {length} exceeds the encoder's {config.max_sequence_length} positions")
-    return Preprocessor(_as_tokenizer(tokenizer, resolved.tokenizer), length, packing_style=resolved.packing_style(),
-                        architecture=resolved.architecture)
+    chosen = _as_tokenizer(tokenizer, resolved.tokenizer)
+    check_tokenizer_fits(chosen.vocabulary_size(), None, config.to_dict(),
+                         f"--tokenizer {tokenizer}" if tokenizer is not None else "the tokenizer beside the model",
+                         "the model")
+    return Preprocessor(chosen, length, packing_style=resolved.packing_style(), architecture=resolved.architecture)
 
 
 def export_saved_model(
-    source: str | Path | keras.Model,
+    source: "str | Path | keras.Model | artifacts.Artifact",
     name: str,
     *,
     tokenizer: Tokenizer | str | Path | None = None,
@@ -144,7 +150,7 @@ def export_saved_model(
     task = serving_task(resolved.task, resolved.model, label_names, pair, dict(task_options or {}), compilation)
     task.check(preprocessor)
     if config.num_languages:
-        task.with_languages(_language_names(source, languages, config.num_languages))
+        task.with_languages(_language_names(resolved, languages, config.num_languages))
     module = ServingModule(task, resolved.model, resolved.encoder, preprocessor, pair_preprocess=pair)
     root = Path(output_dir) / name
     with locked(root, flag="--name"):   # one export of NAME at a time picks a version
@@ -152,7 +158,7 @@ def export_saved_model(
         with version_folder(target, overwrite) as staging:
             tf.saved_model.save(module, staging, signatures=module.signatures())
             check_servable(Path(staging))
-            write_export_metadata(Path(staging) / "assets.extra", "export", task, preprocessor, pair, resolved, source,
+            write_export_metadata(Path(staging) / SAVED_MODEL_EXTRA, "export", task, preprocessor, pair, resolved,
                                   signatures=("serving_default", "tokenize", "preprocess", "encode"))
     return target
 
@@ -173,12 +179,11 @@ def check_version_free(target: str | Path, overwrite: bool = False) -> None:
                            "or add --overwrite to replace it")
 
 
-def _language_names(source, languages: Sequence[str] | None, count: int) -> list[str]:
-    """`languages`, else the `lang2id` of a Hugging Face XLM folder's `config.json`, else "0", "1", ..."""
-    if languages is None and not isinstance(source, keras.Model):
-        config_file = Path(source) / "config.json"
-        lang2id = json.loads(config_file.read_text(encoding="utf-8")).get("lang2id") if config_file.is_file() else None
-        languages = sorted(lang2id, key=lang2id.get) if lang2id else None
+def _language_names(resolved: ExportSource, languages: Sequence[str] | None, count: int) -> list[str]:
+    """`languages`, else the source's (`Artifact.language_names`: a Hugging Face XLM folder's `lang2id`), else
+    "0", "1", ..."""
+    if languages is None and resolved.artifact is not None:
+        languages = resolved.artifact.language_names
     names = [str(name) for name in languages] if languages is not None else [str(index) for index in range(count)]
     if len(names) != count or len(set(names)) != count:
         raise ValueError(f"{len(names)} language names {names} for an encoder with {count} languages; give one "
@@ -187,7 +192,7 @@ def _language_names(source, languages: Sequence[str] | None, count: int) -> list
 
 
 def write_export_metadata(folder: Path, kind: str, task: ServingTask, preprocessor: Preprocessor, pair: bool,
-                          resolved: ExportSource, source, signatures: Sequence[str],
+                          resolved: ExportSource, signatures: Sequence[str],
                           extra: dict | None = None) -> None:
     """What an export is, beside its model: `METADATA_FILE` (task, inputs, label names, sequence length,
     `signatures`, and `extra`: a TF Lite export's `quantization`), the manifest `tfbert.json` (`kind`) and
@@ -202,21 +207,19 @@ def write_export_metadata(folder: Path, kind: str, task: ServingTask, preprocess
                    preprocessor=preprocessor_fields(preprocessor),
                    task={"task": resolved.task, "labels": metadata.get("label_names") or metadata.get("tag_names"),
                          "pair": pair, **{key: options[key] for key in ("pooling", "normalize") if key in options}},
-                   command="export", **_source_fields(source))
+                   command="export", **_source_fields(resolved.artifact))
 
 
-def _source_fields(source) -> dict:
+def _source_fields(artifact: "artifacts.Artifact | None") -> dict:
     """The manifest's source (path, kind, step) of what was exported; none for an in-memory model."""
-    from tfbert import artifacts
-
-    if isinstance(source, keras.Model):
+    if artifact is None:
         return {}
-    fields = artifacts.source_fields(artifacts.open(source))
+    fields = artifacts.source_fields(artifact)
     return {**fields, "step": fields["source_step"]}
 
 
 def export_hub_pair(
-    source: str | Path | keras.Model,
+    source: "str | Path | keras.Model | artifacts.Artifact",
     name: str,
     *,
     tokenizer: Tokenizer | str | Path | None = None,

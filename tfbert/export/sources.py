@@ -107,7 +107,7 @@ def _from_model(model: keras.Model, pooling: str | None, normalize: bool = False
                      "or Encoder")
 
 
-def resolve_source(source: str | Path | keras.Model, pooling: str | None = None) -> ExportSource:
+def resolve_source(source: str | Path | keras.Model | Artifact, pooling: str | None = None) -> ExportSource:
     """The model to serve, its encoder, the task and the artifact read from a path (see the module notes).
 
     `pooling` replaces the embedding pooling of a bare encoder (default: the folder's, e.g. a
@@ -116,7 +116,7 @@ def resolve_source(source: str | Path | keras.Model, pooling: str | None = None)
     """
     if isinstance(source, keras.Model):
         return _from_model(source, pooling)
-    artifact = artifacts.open(source)
+    artifact = source if isinstance(source, Artifact) else artifacts.open(source)
     if artifact.kind in artifacts.EXPORT_KINDS:
         raise ValueError(f"{source} is already an export ({artifact.kind}); export the model it came from "
                          f"({(artifact.manifest or {}).get('provenance', {}).get('source') or 'its source'})")

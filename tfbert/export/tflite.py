@@ -39,6 +39,7 @@ from typing import Sequence
 import keras
 import tensorflow as tf
 
+from tfbert.artifacts import Artifact
 from tfbert.export.module import backend_variables
 from tfbert.export.saved_model import export_preprocessor, serving_task, write_export_metadata
 from tfbert.export.sources import ExportSource, resolve_source
@@ -52,7 +53,7 @@ ENCODER_INPUTS = ("token_ids", "segment_ids", "padding_mask")
 
 
 def export_tflite(
-    source: str | Path | keras.Model,
+    source: "str | Path | keras.Model | Artifact",
     name: str,
     *,
     tokenizer: Tokenizer | str | Path | None = None,
@@ -86,7 +87,7 @@ def export_tflite(
         folder = Path(staging)
         folder.mkdir(parents=True)
         (folder / MODEL_FILE).write_bytes(model_bytes)
-        write_export_metadata(folder, KIND, task, preprocessor, pair, resolved, source, signatures=(SIGNATURE,),
+        write_export_metadata(folder, KIND, task, preprocessor, pair, resolved, signatures=(SIGNATURE,),
                               extra={"quantization": quantize})
     return target
 

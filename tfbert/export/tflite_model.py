@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import warnings
@@ -27,6 +26,11 @@ from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
+from tfbert.artifacts.checks import FileContentError, check_tokenizer_fits
+from tfbert.artifacts.files import check_label_count, read_export_metadata
+from tfbert.artifacts.layout import EXPORT_METADATA_FILE, PREPROCESSOR_FILE, TOKENIZER_FOLDER
+from tfbert.artifacts.layout import TFLITE_MODEL_FILE as MODEL_FILE
+from tfbert.artifacts.manifest import read_manifest
 from tfbert.export.signatures import Signature, StringColumns
 from tfbert.native_stderr import filtered_native_stderr
 
@@ -34,7 +38,6 @@ if TYPE_CHECKING:
     from tfbert.data.preprocessor import Preprocessor
 
 # What `tfbert.export.tflite` writes, named here, where no TensorFlow is imported to read them.
-MODEL_FILE = "model.tflite"
 KIND = "tflite-export"
 SIGNATURE = "serving_default"
 # `export_tflite`'s `quantize` values and what each stores.
@@ -108,7 +111,6 @@ class TFLiteExport:
 
     def __init__(self, folder: str | os.PathLike, threads: int | None = None):
         from tfbert.data.preprocessor import Preprocessor
-        from tfbert.export.saved_model import METADATA_FILE
 
         self.folder = Path(folder)
         if not is_tflite_export(self.folder):
@@ -116,23 +118,41 @@ class TFLiteExport:
                              "give the folder tfbert export --format tflite wrote")
         if threads is not None and threads < 1:
             raise ValueError(f"threads {threads}: give 1 or more")
-        self.metadata = json.loads((self.folder / METADATA_FILE).read_text(encoding="utf-8"))
+        self.metadata = read_export_metadata(self.folder)
+        if not self.metadata:
+            raise FileContentError(self.folder / EXPORT_METADATA_FILE, None, "is missing",
+                                   "export the model again (tfbert export SOURCE --format tflite)")
         self.task = self.metadata["task"]
         self.input_names = tuple(self.metadata["inputs"])
         self._label_names = np.array([name.encode("utf-8") for name in self.metadata.get("label_names") or ()],
                                      dtype=object)
         self.preprocessor = Preprocessor.load(self.folder)
+        config = (read_manifest(self.folder) or {}).get("config") or {}
+        check_tokenizer_fits(self.preprocessor.tokenizer.vocabulary_size(), self.preprocessor.sequence_length,
+                             config, f"{self.folder / TOKENIZER_FOLDER} ({PREPROCESSOR_FILE})", str(self.folder))
         self.threads, self.threads_note = interpreter_threads(threads)
-        self.interpreter = new_interpreter(self.folder / MODEL_FILE, self.threads)
-        allocate_quietly(self.interpreter)   # before the signature runner, which holds the interpreter's tensors
-        runner = self.interpreter.get_signature_runner(SIGNATURE)
+        runner = self._load_interpreter()
         self._inputs = {name: detail["index"] for name, detail in runner.get_input_details().items()}
         self._outputs = {name: detail["index"] for name, detail in runner.get_output_details().items()}
         self._output_shapes = {name: tuple(None if size < 0 else int(size) for size in detail["shape_signature"])
                                for name, detail in runner.get_output_details().items()}
+        if self.task == "classification":
+            check_label_count(self.metadata, self.folder, (self._output_shapes.get("logits") or (None,))[-1])
         self._shape: tuple | None = None
         self._lock = threading.Lock()
         self._pack = _packing_function(self.preprocessor, len(self.input_names))
+
+    def _load_interpreter(self):
+        """The interpreter of `model.tflite` and its signature runner; a damaged file is one line naming it."""
+        model_file = self.folder / MODEL_FILE
+        try:
+            self.interpreter = new_interpreter(model_file, self.threads)
+            allocate_quietly(self.interpreter)   # before the signature runner, which holds the interpreter's tensors
+            return self.interpreter.get_signature_runner(SIGNATURE)
+        except (ValueError, RuntimeError) as error:
+            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise FileContentError(model_file, None, f"is not a TF Lite model tfbert can run ({first_line})",
+                                   "export the model again (tfbert export SOURCE --format tflite)") from None
 
     @property
     def label(self) -> str:

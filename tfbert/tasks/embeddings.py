@@ -24,7 +24,8 @@ import numpy as np
 from tfbert.tasks.evaluation import similarity_evaluator
 from tfbert.tasks.features import encode_texts
 from tfbert.tasks.finetune import FinetuneResult, finetune
-from tfbert.tasks.model_dir import BEST_MODEL_FILE, TOKENIZER_FOLDER, write_task
+from tfbert.artifacts.layout import BEST_MODEL_FILE, TOKENIZER_FOLDER
+from tfbert.tasks.model_dir import write_task
 from tfbert.tasks.models import SentenceEmbedder, SiameseEmbedder
 from tfbert.tasks.sentence_pairs import NLI_LABELS, SentencePairs, normalise_scores, score_range
 

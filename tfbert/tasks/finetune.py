@@ -21,10 +21,12 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfbert.artifacts import Artifact
+from tfbert.artifacts.layout import BEST_MODEL_FILE
 from tfbert.distribute.precision import apply_precision
 from tfbert.models.encoder import Encoder
 from tfbert.tasks.evaluation import Evaluator
-from tfbert.tasks.pretrained import load_pretrained_encoder, pretrained_hidden_size
+from tfbert.tasks.pretrained import load_pretrained_encoder, opened, pretrained_hidden_size
 from tfbert.training.backends import training_devices
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
@@ -90,6 +92,23 @@ def load_keras_file_weights(model: keras.Model, path: str | Path) -> None:
         model.load_weights(archive.extract("model.weights.h5", folder))
 
 
+def check_ids_fit(features: Mapping[str, np.ndarray], rows: int) -> None:
+    """`ValueError` when the tokenizer gave ids past the encoder's token table of `rows` rows (a tokenizer with
+    more tokens than the model), before any step runs.
+
+    Example:
+        >>> check_ids_fit({"token_ids": np.array([[2, 13, 3]])}, 13)
+        Traceback (most recent call last):
+        ValueError: the tokenizer gave token id 13 but the model's token table has 13 rows ...
+    """
+    largest = max((int(np.max(values)) for name, values in features.items()
+                   if name.endswith("token_ids") and np.size(values)), default=-1)
+    if largest >= rows:
+        raise ValueError(f"the tokenizer gave token id {largest} but the model's token table has {rows} rows: it has "
+                         "more tokens than the model; give the tokenizer the model was trained with (or one that "
+                         "extends it: tfbert vocab add)")
+
+
 def check_length_fits(pieces: int, positions: int) -> None:
     """`ValueError` when sequences of `pieces` pieces are longer than the encoder's `positions`, before any step runs.
 
@@ -115,7 +134,7 @@ def _dataset(features: Mapping[str, np.ndarray], labels: Labels, batch_size: int
 
 def finetune(
     model_fn: Callable[[Encoder], keras.Model],
-    pretrained: str | Path | Encoder,
+    pretrained: "str | Path | Encoder | Artifact",
     train_features: Mapping[str, np.ndarray],
     train_labels: Labels,
     evaluate: Evaluator,
@@ -135,8 +154,8 @@ def finetune(
         model_fn: builds the task model on the pretrained encoder, e.g.
             `lambda encoder: SequenceClassifier(encoder, num_classes=2)`;
             called inside the devices' scope (`strategy.scope()`, or the JAX backend's `keras.distribution`).
-        pretrained: an `Encoder`, a `.keras` file, a pretraining output folder
-            (`encoder.keras`) or a Hugging Face folder (`load_pretrained_encoder`).
+        pretrained: an `Encoder`, an opened `tfbert.artifacts.Artifact`, or a path `tfbert.artifacts.open`
+            reads (a `.keras` file, a pretraining run, a Hugging Face folder, ...; `load_pretrained_encoder`).
         train_features, train_labels: NumPy inputs and labels of the task model
             (labels may be None for label-free objectives such as contrastive).
         evaluate: an evaluator from `tfbert.tasks.evaluation` on the dev set.
@@ -164,6 +183,8 @@ def finetune(
         {'accuracy': 0.91, 'f1': 0.91, 'matthews_correlation': 0.82}
     """
     run = training_settings(settings, setting_changes)
+    if isinstance(pretrained, (str, Path)) and "://" not in str(pretrained):
+        pretrained = opened(pretrained)   # once: the precision choice and the encoder both read it
     epochs, batch_size, seed = run.epochs, run.batch_size, run.seed
     warmup_fraction = 0.1 if run.warmup_fraction is None else run.warmup_fraction
     if seed is not None:
@@ -186,12 +207,13 @@ def finetune(
         width = max((values.shape[-1] for name, values in train_features.items() if name.endswith("token_ids")),
                     default=0)
         check_length_fits(width, encoder.config.max_sequence_length)
+        check_ids_fit(train_features, encoder.config.vocab_size)
         model = model_fn(encoder)
         optimizer = create_optimizer("finetune", total_steps, learning_rate=run.learning_rate,
                                      warmup_steps=warmup_steps, weight_decay=weight_decay,
                                      epsilon=epsilon)
         model.compile(optimizer=optimizer, jit_compile=jit_compile)
-    keep_best = KeepBest(evaluate, monitor, str(Path(model_dir) / "best.keras"), mode)
+    keep_best = KeepBest(evaluate, monitor, str(Path(model_dir) / BEST_MODEL_FILE), mode)
     clock = TrainingClock()
     with devices.fit_context(policy, jit_compile):
         model.fit(

@@ -2,68 +2,54 @@
 
 `task.json` says what the model is (`"task"`: classification, regression or embedding) and how to
 feed it (`max_length`, `pair`, and for embeddings `pooling` and `normalize`), so export, evaluate
-and augment need no flags to use the folder.
+and augment need no flags to use the folder. Reading the folder back is `tfbert.artifacts`' job
+(`tfbert.artifacts.open`, `tfbert.artifacts.read_task`).
 
 Example:
-    >>> model_file("runs/sst2")            # a model dir: its best epoch
-    PosixPath('runs/sst2/best.keras')
-    >>> read_task("runs/sst2")["task"]
-    'classification'
+    >>> from tfbert import artifacts
+    >>> artifacts.read_task("runs/sst2")["label_names"]   # what `write_task` wrote at the end of tfbert finetune
+    ['negative', 'positive']
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-TASK_FILE = "task.json"
-BEST_MODEL_FILE = "best.keras"
-TOKENIZER_FOLDER = "tokenizer"
+from tfbert.artifacts.layout import BEST_MODEL_FILE, TASK_FILE
 
-
-def is_model_dir(path: str | Path) -> bool:
-    """Whether `path` is a folder with `task.json` and `best.keras`."""
-    path = Path(path)
-    return path.is_dir() and (path / TASK_FILE).is_file() and (path / BEST_MODEL_FILE).is_file()
+if TYPE_CHECKING:
+    from tfbert.artifacts import Artifact
+    from tfbert.data.preprocessor import Preprocessor
 
 
-def read_task(source: str | Path) -> dict:
-    """`task.json` of a model dir, or of the folder holding a `.keras` file; `{}` where there is none."""
-    path = Path(source)
-    task_file = (path if path.is_dir() else path.parent) / TASK_FILE
-    return json.loads(task_file.read_text(encoding="utf-8")) if task_file.is_file() else {}
-
-
-def write_task(model_dir: str | Path, task: dict, source: str | Path | None = None) -> None:
+def write_task(model_dir: str | Path, task: dict, source: "Artifact | None" = None,
+               preprocessor: "Preprocessor | None" = None) -> None:
     """Writes `task.json` and the manifest `tfbert.json` (`write_model_dir_manifest`)."""
     (Path(model_dir) / TASK_FILE).write_text(json.dumps(task, indent=2), encoding="utf-8")
-    write_model_dir_manifest(model_dir, source)
+    write_model_dir_manifest(model_dir, source, preprocessor)
 
 
-def write_model_dir_manifest(model_dir: str | Path, source: str | Path | None = None) -> Path:
+def write_model_dir_manifest(model_dir: str | Path, source: "Artifact | None" = None,
+                             preprocessor: "Preprocessor | None" = None) -> Path:
     """`tfbert.json` of a model dir, from what the folder holds: the family and encoder config recorded in
-    `best.keras`, `preprocessor.json` (packing, length) or `tokenizer/`, and `task.json` (labels as `labels`);
-    its provenance names `source` (the `--pretrained` or `--student` model: path, kind and step)."""
-    from tfbert.artifacts import open as open_artifact
-    from tfbert.artifacts import source_fields, write_manifest
+    `best.keras`, the `preprocessor` (packing, length; else the folder's `preprocessor.json` or `tokenizer/`)
+    and `task.json` (labels as `labels`); its provenance names `source` (the opened `--pretrained` or
+    `--student` model: path, kind and step)."""
+    from tfbert import artifacts
     from tfbert.artifacts.reader import keras_file_summary
 
     model_dir = Path(model_dir)
-    task = read_task(model_dir)
+    task = artifacts.read_task(model_dir)
     task["labels"] = task.get("label_names")
     family, config = keras_file_summary(model_dir / BEST_MODEL_FILE)
-    artifact = open_artifact(model_dir / BEST_MODEL_FILE)
-    preprocessor = None
-    if artifact.tokenizer_folder is not None or artifact.preprocessor_folder is not None:
-        from tfbert.artifacts import preprocessor_fields
-
-        preprocessor = preprocessor_fields(artifact.preprocessor_with(sequence_length=task.get("max_length")))
-    return write_manifest(model_dir, "model-dir", family=family or artifact.family, config=config,
-                          preprocessor=preprocessor, task=task, command=task.get("command"),
-                          **source_fields(open_artifact(source) if source is not None else None))
-
-
-def model_file(source: str | Path) -> Path:
-    """`source/best.keras` for a model dir, else `source` itself."""
-    path = Path(source)
-    return path / BEST_MODEL_FILE if is_model_dir(path) else path
+    if preprocessor is None:
+        written = artifacts.open(model_dir / BEST_MODEL_FILE)
+        family = family or written.family
+        if written.tokenizer_folder is not None or written.preprocessor_folder is not None:
+            preprocessor = written.preprocessor_with(sequence_length=task.get("max_length"))
+    family = family or getattr(preprocessor, "architecture", None)
+    return artifacts.write_manifest(model_dir, "model-dir", family=family, config=config,
+                                    preprocessor=artifacts.preprocessor_fields(preprocessor), task=task,
+                                    command=task.get("command"), **artifacts.source_fields(source))

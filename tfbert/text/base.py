@@ -6,6 +6,7 @@ from typing import Mapping, Sequence
 
 import tensorflow as tf
 
+from tfbert.artifacts.files import MAX_VOCABULARY_SIZE
 from tfbert.text._sharding import default_shards, in_shards, shard_function
 
 SPECIAL_ROLES = ("cls", "sep", "pad", "mask", "unk", "bos", "eos")
@@ -79,6 +80,9 @@ class Tokenizer(tf.Module):
         super().__init__(name=name)
         self.shards = default_shards()
         tokens = list(tokens)
+        if len(tokens) > MAX_VOCABULARY_SIZE:   # before any table is built: that would take minutes and gigabytes
+            raise ValueError(f"the vocabulary has {len(tokens):,} tokens, more than the {MAX_VOCABULARY_SIZE:,} "
+                             "TF-Text's tables hold; use a smaller vocabulary (tfbert vocab --vocab-size N)")
         self._set_untracked(_tokens=tokens, _shard_functions={},
                             _token_index={token: index for index, token in reversed(list(enumerate(tokens)))})
         self._special_tokens = {}

@@ -18,12 +18,12 @@ from typing import Mapping, Sequence
 
 import tensorflow as tf
 
+from tfbert.artifacts.layout import TOKENIZER_CONFIG_FILE as CONFIG_FILE
 from tfbert.text._files import PathLike, existing_file, read_json, read_lines
 from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 VOCAB_FILE = "vocab.json"
 MERGES_FILE = "merges.txt"
-CONFIG_FILE = "tokenizer_config.json"
 
 # Python's and tiktoken's `\s` is Unicode White_Space; RE2's `\s` is ASCII only, so spell it out.
 _SPACE = r"\t\n\x{0B}\x{0C}\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}"

@@ -35,6 +35,10 @@ from typing import Any, Callable, Mapping
 from sentencepiece import sentencepiece_model_pb2 as model_pb2
 
 from tfbert import architectures
+from tfbert.artifacts.checks import json_object
+from tfbert.artifacts.files import check_huggingface_tokenizer_settings, read_huggingface_tokenizer_state
+from tfbert.artifacts.layout import HUGGINGFACE_TOKENIZER_FILE as TOKENIZER_FILE
+from tfbert.artifacts.layout import TOKENIZER_CONFIG_FILE as CONFIG_FILE
 from tfbert.text._files import PathLike, read_json
 from tfbert.text._unigram import CONTROL, NORMAL, UNIGRAM, UNKNOWN
 from tfbert.text.base import Tokenizer
@@ -42,9 +46,7 @@ from tfbert.text.byte_pair_tokenizer import BytePairTokenizer
 from tfbert.text.sentencepiece_tokenizer import SentencePieceTokenizer
 from tfbert.text.wordpiece_tokenizer import WordPieceTokenizer
 
-CONFIG_FILE = "tokenizer_config.json"
 SPECIAL_TOKENS_FILE = "special_tokens_map.json"
-TOKENIZER_FILE = "tokenizer.json"
 FAIRSEQ_MODEL_FILE = "sentencepiece.bpe.model"
 # fairseq's dictionary starts with these, whatever the SentencePiece model holds.
 FAIRSEQ_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
@@ -69,9 +71,8 @@ def _settings(folder: Path) -> dict[str, Any]:
     settings = {}
     for name in (SPECIAL_TOKENS_FILE, CONFIG_FILE):
         if (folder / name).is_file():
-            data = read_json(folder / name, "Hugging Face tokenizer settings")
-            if not isinstance(data, Mapping):
-                raise ValueError(f"{folder / name} is not a JSON object")
+            data = json_object(folder / name)
+            check_huggingface_tokenizer_settings(data, folder / name)
             settings.update(data)
     return settings
 
@@ -175,7 +176,7 @@ def _unigram_proto(state: Mapping[str, Any], settings: Mapping[str, Any]) -> byt
 
 
 def _from_tokenizer_json(folder: Path, settings: Mapping[str, Any]) -> Tokenizer:
-    state = read_json(folder / TOKENIZER_FILE, "Hugging Face tokenizer")
+    state = read_huggingface_tokenizer_state(folder / TOKENIZER_FILE)   # its model's fields checked
     kind = (state.get("model") or {}).get("type")
     steps = {step.get("type"): step for step in _normalizers(state)}
     if kind == "WordPiece":

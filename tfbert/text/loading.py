@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tfbert.artifacts.checks import FileContentError
+from tfbert.artifacts.files import read_tokenizer_settings
+from tfbert.artifacts.layout import TOKENIZER_CONFIG_FILE
 from tfbert.text._files import PathLike, existing_file
 from tfbert.text.base import Tokenizer
 from tfbert.text.byte_pair_tokenizer import BytePairTokenizer
@@ -17,7 +20,7 @@ _CLASSES = {cls.__name__: cls for cls in (WordPieceTokenizer, SentencePieceToken
 
 def is_tfbert_tokenizer(directory: PathLike) -> bool:
     """Whether `directory` holds a tokenizer `save_assets` wrote (its tokenizer_config.json names the class)."""
-    config_path = Path(directory) / "tokenizer_config.json"
+    config_path = Path(directory) / TOKENIZER_CONFIG_FILE
     try:
         return "class" in json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError):
@@ -44,12 +47,15 @@ def load_tokenizer(directory: PathLike) -> Tokenizer:
         30522
         >>> load_tokenizer("xlm-roberta-base/")     # sentencepiece.bpe.model, fairseq's ids (no XLM-R folder in the test assets)  # doctest: +SKIP
     """
-    if not is_tfbert_tokenizer(directory) and is_huggingface_tokenizer(directory):
-        return read_huggingface_tokenizer(directory)
-    config_path = existing_file(Path(directory) / "tokenizer_config.json", "tokenizer config")
     try:
-        name = json.loads(config_path.read_text(encoding="utf-8"))["class"]
-        cls = _CLASSES[name]
-    except (json.JSONDecodeError, KeyError, TypeError):
-        raise ValueError(f"tokenizer config file {config_path} does not name one of {sorted(_CLASSES)}") from None
-    return cls.from_directory(directory)
+        if not is_tfbert_tokenizer(directory) and is_huggingface_tokenizer(directory):
+            return read_huggingface_tokenizer(directory)
+        config_path = existing_file(Path(directory) / TOKENIZER_CONFIG_FILE, "tokenizer config")
+        name = read_tokenizer_settings(Path(directory)).get("class")   # every field checked (`FileContentError`)
+        if name not in _CLASSES:
+            raise FileContentError(config_path, "class", f"is {name!r}, expected one of {', '.join(sorted(_CLASSES))}")
+        return _CLASSES[name].from_directory(directory)
+    except FileContentError:
+        raise
+    except ValueError as error:   # a tokenizer's own check: name the folder where the message does not
+        raise ValueError(error if str(directory) in str(error) else f"{directory}: {error}") from None

@@ -13,12 +13,12 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 from tensorflow_text.python.ops.sentencepiece_tokenizer import gen_sentencepiece_tokenizer
 
+from tfbert.artifacts.layout import TOKENIZER_CONFIG_FILE as CONFIG_FILE
 from tfbert.text import _unigram
 from tfbert.text._files import PathLike, existing_file
 from tfbert.text.base import Tokenizer, as_utf8, lower_utf8, roles_in_config
 
 MODEL_FILE = "spiece.model"
-CONFIG_FILE = "tokenizer_config.json"
 
 
 

@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from tfbert.artifacts.layout import TOKENIZER_CONFIG_FILE as CONFIG_FILE
 from tfbert.text._aligned_normalization import character_ends, input_span, normalize_with_alignment
 from tfbert.text._bert_character_classes import COMBINING_MARKS, DROPPED, PUNCTUATION
 from tfbert.text._files import PathLike, read_lines
@@ -30,7 +31,6 @@ from tfbert.text._wordpiece_unsafe_chars import (
 from tfbert.text.base import Tokenizer, as_utf8, roles_in_config
 
 VOCAB_FILE = "vocab.txt"
-CONFIG_FILE = "tokenizer_config.json"
 MAX_CHARS_PER_WORD = 100
 
 

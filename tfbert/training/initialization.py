@@ -23,14 +23,15 @@ import logging
 import zipfile
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import keras
 
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
 from tfbert.artifacts.checkpoints import newest_checkpoint, restore_model_weights
-from tfbert.config import EncoderConfig, ModelConfig, load_config
+from tfbert.artifacts.layout import RUN_CONFIG_FILE, RUN_ENCODER_FILE
+from tfbert.config import EncoderConfig, ModelConfig
 from tfbert.models.encoder import Encoder
 from tfbert.models.resize import grow_rows
 from tfbert.text.base import Tokenizer
@@ -40,6 +41,9 @@ logger = logging.getLogger(__name__)
 SOURCE_KINDS = ("a Hugging Face folder (config.json + model.safetensors), a .keras model file, a tfbert pretraining "
                 "run folder (config.yaml + checkpoints), a tfbert finetune model dir (best.keras + task.json), a "
                 "converted checkpoint, a keras-hub preset or a Google TF1 release folder (model.ckpt + *_config.json)")
+
+if TYPE_CHECKING:
+    from tfbert.artifacts import Artifact
 
 
 @dataclasses.dataclass
@@ -53,6 +57,7 @@ class InitSource:
             nothing beside it says (then `--config` must).
         tokenizer: the tokenizer that goes with it, None where it has none.
         build: builds SOURCE with its weights: its pretraining model where it has heads, else its encoder.
+        artifact: SOURCE as `tfbert.artifacts.open` read it (opened once; the run's manifest names it).
     """
 
     path: Path
@@ -60,6 +65,7 @@ class InitSource:
     config: ModelConfig | None
     tokenizer: Tokenizer | None
     build: Callable[[], keras.Model]
+    artifact: "Artifact | None" = None
 
     @property
     def spec(self) -> ArchitectureSpec:
@@ -101,10 +107,15 @@ def read_source(path: str | Path) -> InitSource:
         artifact = artifacts.open(path)
     except ValueError as error:
         raise ValueError(f"--init-from {path} is none of the accepted kinds: {SOURCE_KINDS}; {error}") from None
+    return dataclasses.replace(_source_of(artifact), artifact=artifact)
+
+
+def _source_of(artifact: "Artifact") -> InitSource:
+    path = artifact.path
     if artifact.kind == "pretraining-run":
-        return _run_source(path)
+        return _run_source(artifact)
     if artifact.kind == "huggingface":
-        return _huggingface_source(path)
+        return _huggingface_source(artifact)
     if artifact.kind == "tf1":
         return _tf1_source(path)
     if artifact.kind == "keras-hub":
@@ -131,12 +142,12 @@ def _keras_source(artifact, kind: str) -> InitSource:
     return InitSource(artifact.path, kind, config, artifact.tokenizer, lambda: model)
 
 
-def _run_source(folder: Path) -> InitSource:
+def _run_source(artifact: "Artifact") -> InitSource:
     """A `tfbert pretrain` run folder: its newest checkpoint (heads included), else `encoder/encoder.keras`.
 
     A TensorFlow-format checkpoint read on another backend also falls back to the encoder file (only TensorFlow
     reads its checkpoints; the run's heads start fresh, which is logged)."""
-    config = load_config(folder / "config.yaml")
+    folder, config = artifact.path, artifact.run_config()
     checkpoint = newest_checkpoint(folder)
     if checkpoint is not None and checkpoint.format == "tensorflow" and keras.backend.backend() != "tensorflow":
         logger.info("--init-from %s: its checkpoint %s is TensorFlow's, which the %s backend cannot read; "
@@ -144,14 +155,11 @@ def _run_source(folder: Path) -> InitSource:
                     keras.backend.backend())
         checkpoint = None
     if checkpoint is None:
-        encoder_file = folder / "encoder" / "encoder.keras"
-        if not encoder_file.is_file():
-            raise ValueError(f"--init-from {folder} has config.yaml but neither a checkpoint (ckpt-N) nor "
-                             "encoder/encoder.keras")
-        from tfbert import artifacts
-
-        source = _keras_source(artifacts.open(encoder_file), "run")
-        return dataclasses.replace(source, path=folder, config=config)
+        if artifact.encoder_file is None:
+            raise ValueError(f"--init-from {folder} has {RUN_CONFIG_FILE} but neither a checkpoint (ckpt-N) nor "
+                             f"{RUN_ENCODER_FILE}")
+        encoder = dataclasses.replace(artifact, kind="keras", model_file=artifact.encoder_file)
+        return dataclasses.replace(_keras_source(encoder, "run"), path=folder, config=config)
 
     def build() -> keras.Model:
         spec = architectures.get(config.architecture)
@@ -159,20 +167,15 @@ def _run_source(folder: Path) -> InitSource:
         model = spec.build_pretraining_model(config, spec.objectives_named(named) if named else None)
         restore_model_weights(model, checkpoint)
         return model
-    return InitSource(folder, "run", config, _tokenizer_beside(folder), build)
+    return InitSource(folder, "run", config, artifact.tokenizer, build)
 
 
-def _tokenizer_beside(path: Path) -> Tokenizer | None:
-    from tfbert import artifacts
-
-    return artifacts.open(path).tokenizer
-
-
-def _huggingface_source(folder: Path) -> InitSource:
+def _huggingface_source(artifact: "Artifact") -> InitSource:
     """A Hugging Face folder: the family's pretraining model when the checkpoint holds its heads, else the encoder."""
     from tfbert.convert.huggingface import (load_huggingface, load_state_dict, read_folder_config, read_state_dict,
                                             warn_unused)
 
+    folder = artifact.path
     config = read_folder_config(folder)
     spec = architectures.get(config.architecture)
 
@@ -194,7 +197,7 @@ def _huggingface_source(folder: Path) -> InitSource:
             return load_huggingface(folder)
         warn_unused(folder, unused)
         return encoder
-    return InitSource(folder, "huggingface", config, _tokenizer_beside(folder), build)
+    return InitSource(folder, "huggingface", config, artifact.tokenizer, build)
 
 
 def _objective_sets_largest_first(spec: ArchitectureSpec) -> list[tuple[str, ...]]:

@@ -31,7 +31,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import keras
 import tensorflow as tf
@@ -62,6 +62,9 @@ from tfbert.training.settings import TrainingSettings, training_settings
 logger = logging.getLogger(__name__)
 
 MODEL_INPUTS = ("token_ids", "segment_ids", "padding_mask", "masked_positions")
+
+if TYPE_CHECKING:
+    from tfbert.artifacts import Artifact
 
 
 def architecture_of(config: ModelConfig) -> ArchitectureSpec:
@@ -411,8 +414,8 @@ def pretrain(
         return model
 
     kept = kept_precision(run.precision, model_dir)
-    save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions, init_from=init_from,
-                    precision=kept)
+    save_run_assets(config, tokenizer, model_dir, sequence_length, max_predictions, precision=kept,
+                    init_from=source.artifact if source is not None and source.artifact is not None else init_from)
     try:
         with named_service_errors(data_service):
             model = train(model_fn, dataset_fn, model_dir=model_dir, settings=run, optimizer_fn=optimizer_fn,
@@ -446,12 +449,13 @@ def describe_data(data: str | Sequence[str] | tf.data.Dataset) -> str:
     return "the documents given"
 
 
-def _run_source(model_dir: str, init_from: str | Path | None) -> dict:
+def _run_source(model_dir: str, init_from: "str | Path | Artifact | None") -> dict:
     """The manifest's source fields: `init_from`'s, else those of the run being resumed in `model_dir`."""
     from tfbert import artifacts
 
     if init_from is not None:
-        return artifacts.source_fields(artifacts.open(init_from))
+        return artifacts.source_fields(init_from if isinstance(init_from, artifacts.Artifact)
+                                       else artifacts.open(init_from))
     previous = artifacts.read_manifest(model_dir) if "://" not in model_dir else None
     kept = (previous or {}).get("provenance") or {}
     return {name: kept.get(name) for name in ("source", "source_kind", "source_step")}
@@ -676,7 +680,7 @@ EXAMPLE_PIPELINES = {"documents": document_pipeline, "multilingual": multilingua
 
 
 def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, sequence_length: int = 128,
-                    max_predictions: int = 20, *, init_from: str | Path | None = None,
+                    max_predictions: int = 20, *, init_from: "str | Path | Artifact | None" = None,
                     precision: PrecisionChoice | None = None) -> None:
     """Writes `config.yaml`, `preprocessor.json`, `tokenizer/` and the manifest `tfbert.json` into `model_dir`
     (local or a bucket such as gs://); the manifest's provenance names `init_from` (path, kind, step), or
@@ -685,11 +689,12 @@ def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, s
     A `model_dir` holding another config or tokenizer is refused before anything is written, and each
     file is written under a temporary name and renamed (`tfbert.training.run_assets`).
     """
+    from tfbert.artifacts.layout import RUN_CONFIG_FILE
     from tfbert.artifacts.manifest import preprocessor_fields, write_manifest
     from tfbert.training.run_assets import install_run_assets
 
     with tempfile.TemporaryDirectory() as local:
-        save_config(config, Path(local) / "config.yaml")
+        save_config(config, Path(local) / RUN_CONFIG_FILE)
         preprocessor = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions)
         preprocessor.save(local)
         objectives = config.pretraining.objectives if config.pretraining else None

@@ -30,11 +30,11 @@ from pathlib import Path
 import tensorflow as tf
 import yaml
 
+from tfbert.artifacts.layout import RUN_CONFIG_FILE as CONFIG_FILE
+from tfbert.artifacts.layout import RUN_ENCODER_FILE as ENCODER_FILE
+from tfbert.artifacts.layout import TOKENIZER_FOLDER
 from tfbert.outputs import CHECKPOINT_INDEX, TEMPORARY_MARK, temporary_name
 
-CONFIG_FILE = "config.yaml"
-TOKENIZER_FOLDER = "tokenizer"
-ENCODER_FILE = os.path.join("encoder", "encoder.keras")
 
 
 class RunMismatch(ValueError):

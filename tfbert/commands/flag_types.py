@@ -16,6 +16,7 @@ import argparse
 import math
 import re
 
+from tfbert.artifacts.files import MAX_VOCABULARY_SIZE
 from tfbert.commands.errors import CommandError
 
 INT32_MAX = 2**31 - 1
@@ -27,7 +28,7 @@ MIN_SEQUENCE_LENGTH = 8
 MAX_SEQUENCE_LENGTH = 65_536
 # TF-Text's FastWordpieceTokenizer encodes a token's id in 22 bits: a vocabulary of more than 2**22 entries fails
 # there, after minutes and gigabytes of building it. No published vocabulary is near it (XLM-R: 250,002).
-MAX_VOCAB_SIZE = 4_194_304
+MAX_VOCAB_SIZE = MAX_VOCABULARY_SIZE
 # Adam-family learning rates of published BERT recipes are 1e-5..1e-3; above 1 every update is larger than the
 # weights themselves, which is a typo (a missing "e-").
 MAX_LEARNING_RATE = 1.0

@@ -70,7 +70,7 @@ def tensorflow_builds(path: Sequence[str] | None = None) -> list[importlib.metad
 
 
 def _describe(distribution: importlib.metadata.Distribution) -> str:
-    return f"{distribution.metadata['Name']} {distribution.version}"
+    return f"{canonicalize_name(distribution.metadata['Name'])} {distribution.version}"
 
 
 def problems(path: Sequence[str] | None = None) -> list[str]:
@@ -81,8 +81,8 @@ def problems(path: Sequence[str] | None = None) -> list[str]:
     """
     builds = tensorflow_builds(path)
     if len(builds) > 1:
-        return [f"{' and '.join(_describe(build) for build in builds)} are all installed; they write the same "
-                f"`tensorflow` package, so one has overwritten the other: uninstall them all "
+        return [f"{' and '.join(_describe(build) for build in builds)} are installed together; they write "
+                f"the same `tensorflow` package, so one has overwritten the other: uninstall them all "
                 f"(pip uninstall {' '.join(TENSORFLOW_BUILDS)}) and install one route again ({ROUTES})"]
     if not builds:
         return [f"no TensorFlow is installed (none of {', '.join(TENSORFLOW_BUILDS)}); install one route ({ROUTES})"]

@@ -54,8 +54,9 @@ def blocks(path: Path) -> list[Block]:
             continue
         end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
         markers = _markers(lines[:index])
-        found.append(Block(str(path.relative_to(ROOT)), index + 1, opening["language"],
-                           "\n".join(lines[index + 1:end]) + "\n", markers.get("skip"), markers.get("install")))
+        page = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        found.append(Block(str(page), index + 1, opening["language"], "\n".join(lines[index + 1:end]) + "\n",
+                           markers.get("skip"), markers.get("install")))
         index = end + 1
     return found
 

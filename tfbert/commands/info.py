@@ -8,7 +8,7 @@ import importlib.metadata
 
 from tfbert import accelerators
 from tfbert.commands import add_command
-from tfbert.commands.errors import CommandError
+from tfbert.commands.errors import CommandError, one_line
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 
@@ -36,8 +36,12 @@ def run(args: argparse.Namespace) -> None:
         devices = tf.config.list_logical_devices(kind)
         print(f"{kind}: {len(devices)} {'(' + ', '.join(d.name for d in devices) + ')' if devices else ''}".rstrip())
     print(route)
-    strategy = resolve_strategy("auto")
-    print(f"strategy auto: {describe_strategy(strategy)}")
+    try:
+        strategy = resolve_strategy("auto")
+        print(f"strategy auto: {describe_strategy(strategy)}")
+    except ValueError as error:   # a TPU TensorFlow cannot reach (the JAX route's TPU VMs): the route says why
+        strategy = resolve_strategy("cpu")
+        print(f"strategy auto: fails here, so the precision below is the CPU's: {one_line(error)[:300]}")
     show_peaks_and_precision(strategy)
     print(f"architectures: {', '.join(architectures.names())}")
 

@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 BACKENDS = ("auto", "tensorflow", "jax")
 # What shows an attached TPU: its device files (TPU VMs: /dev/accel<n>, or /dev/vfio/<n> beside /dev/vfio/vfio)
@@ -110,7 +111,7 @@ def jax_chips() -> dict[str, int]:
 FRAMEWORKS = (("TensorFlow", "tensorflow", tensorflow_chips), ("JAX", "jax", jax_chips))
 
 
-def sighting(framework: str, module: str, count) -> Sighting:
+def sighting(framework: str, module: str, count: Callable[[], dict[str, int]]) -> Sighting:
     """What `framework` sees: asked here if `module` is imported already, else in a child process."""
     if module in sys.modules:
         try:

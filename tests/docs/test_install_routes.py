@@ -65,7 +65,7 @@ def test_the_routes_section_is_the_one_the_messages_name():
 def test_the_page_s_info_example_is_what_info_prints_for_it(monkeypatch):
     monkeypatch.delenv("KERAS_BACKEND", raising=False)
     page = INSTALL_PAGE.read_text(encoding="utf-8")
-    example = re.search(r"it prints\n\n```text\n(.*?)```", page, flags=re.S)[1]
+    example = re.search(r"report reads \(.*?\):\n\n```text\n(.*?)```", page, flags=re.S)[1]
     found = Evidence(tpu=tuple(f"/dev/vfio/{index}" for index in range(4)) + ("TPU_ACCELERATOR_TYPE=v5litepod-4",))
     seen = (Sighting("TensorFlow", {"TPU": 0, "GPU": 0}), Sighting("JAX", {"TPU": 4, "GPU": 0}))
     assert accelerators.describe(found, seen) + "\n" == example

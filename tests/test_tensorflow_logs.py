@@ -22,11 +22,21 @@ TENSORFLOW_STARTUP = [
     "TensorFlow with the appropriate compiler flags.",
     "E0000 00:00:1795311552.830068   10955 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: Failed "
     "call to cuInit: UNKNOWN ERROR (303)",
+    # TensorFlow 2.20 (tensorflow-tpu: the libtpu lines)
+    "2026-12-02 01:04:07.351165: I tensorflow/core/util/port.cc:153] oneDNN custom operations are on. You may see "
+    "slightly different numerical results due to floating-point round-off errors from different computation orders.",
+    "2026-12-02 01:04:07.772423: I tensorflow/core/tpu/tpu_api_dlsym_initializer.cc:121] Libtpu path is: "
+    "/venv/lib/python3.11/site-packages/libtpu/libtpu.so",
+    "2026-12-02 01:04:08.043594: I tensorflow/core/platform/cpu_feature_guard.cc:210] This TensorFlow binary is "
+    "optimized to use available CPU instructions in performance-critical operations.",
+    "2026-12-02 01:04:09.110000: E external/local_xla/xla/stream_executor/cuda/cuda_platform.cc:51] failed call to "
+    "cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)",
 ]
 
 
 def test_only_startup_info_lines_are_held_back(capsys):
-    other = ["E0000 00:00:1795311552.830068   10955 op_kernel.cc:1857] OP_REQUIRES failed", "a Python warning"]
+    other = ["E0000 00:00:1795311552.830068   10955 op_kernel.cc:1857] OP_REQUIRES failed", "a Python warning",
+             "2026-12-02 01:04:10.000000: E tensorflow/core/framework/op_kernel.cc:1857] OP_REQUIRES failed"]
     assert all(STARTUP_NOISE.match(line) for line in TENSORFLOW_STARTUP)
     assert not any(STARTUP_NOISE.match(line) for line in other)
     written = ("\n".join(TENSORFLOW_STARTUP + other) + "\n").encode()

@@ -1,30 +1,37 @@
 """The code blocks of README.md and the pages in docs/, as the docs tests run them.
 
-A ```python or ```bash block runs; `<!-- skip: reason -->` on the line right before its fence skips it.
-`python tests/docs/guide_blocks.py` lists every skipped block with its reason.
+A ```python or ```bash block runs; `<!-- skip: reason -->` right above its fence skips it. `<!-- install: NAME -->`
+right above a fence names an install route (docs/distributed.md), which `.ci/install_routes` runs in a fresh
+environment; the two markers may stand on consecutive lines above one fence, in either order.
+`python tests/docs/guide_blocks.py` lists every skipped block with its reason;
+`python tests/docs/guide_blocks.py --install NAME` prints the code of the route NAME (stdlib only: CI runs it before
+any environment exists).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ("python", "bash")
-SKIP = re.compile(r"^<!-- skip: (?P<reason>.*\S) -->$")
+MARKER = re.compile(r"^<!-- (?P<key>skip|install): (?P<value>.*\S) -->$")
+INSTALL_PAGE = ROOT / "docs" / "distributed.md"
 FENCE = re.compile(r"^```(?P<language>[\w-]*)\s*$")
 
 
 @dataclasses.dataclass(frozen=True)
 class Block:
-    """One fenced block: the page, the line of its opening fence, its language, code and skip reason."""
+    """One fenced block: the page, the line of its opening fence, its language, code, skip reason and install route."""
 
     page: str
     line: int
     language: str
     code: str
     skip: str | None
+    install: str | None = None
 
     @property
     def runs(self) -> bool:
@@ -46,11 +53,31 @@ def blocks(path: Path) -> list[Block]:
             index += 1
             continue
         end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
-        skip = SKIP.match(lines[index - 1]) if index else None
-        found.append(Block(str(path.relative_to(ROOT)), index + 1, opening["language"],
-                           "\n".join(lines[index + 1:end]) + "\n", skip["reason"] if skip else None))
+        markers = _markers(lines[:index])
+        page = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        found.append(Block(str(page), index + 1, opening["language"], "\n".join(lines[index + 1:end]) + "\n",
+                           markers.get("skip"), markers.get("install")))
         index = end + 1
     return found
+
+
+def _markers(above: list[str]) -> dict[str, str]:
+    """The markers on the consecutive lines right above a fence (`above`: the page's lines before it)."""
+    found = {}
+    for line in reversed(above):
+        marker = MARKER.match(line)
+        if not marker or marker["key"] in found:
+            break
+        found[marker["key"]] = marker["value"]
+    return found
+
+
+def install_block(name: str, path: Path = INSTALL_PAGE) -> Block:
+    """The block right after `<!-- install: NAME -->` on `path` (KeyError naming the routes there if none)."""
+    routes = {block.install: block for block in blocks(path) if block.install}
+    if name not in routes:
+        raise KeyError(f"{path.name} has no block after <!-- install: {name} -->; its routes: {sorted(routes)}")
+    return routes[name]
 
 
 def all_blocks() -> list[Block]:
@@ -58,6 +85,12 @@ def all_blocks() -> list[Block]:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--install"]:
+        try:
+            print(install_block(sys.argv[2]).code, end="")
+        except KeyError as error:
+            sys.exit(error.args[0])
+        sys.exit()
     every = [block for block in all_blocks() if block.language in RUN]
     skipped = [block for block in every if block.skip]
     for block in skipped:

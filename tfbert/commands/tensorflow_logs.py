@@ -1,6 +1,6 @@
 """Imports TensorFlow for the command line without its start-up log lines.
 
-TensorFlow 2.21 writes C++ info lines ("oneDNN custom operations are on", "Could not find cuda
+TensorFlow 2.21 (and 2.20, in another format) writes C++ info lines ("oneDNN custom operations are on", "Could not find cuda
 drivers on your machine") to stderr while it is imported, before absl logging is set up, so
 `TF_CPP_MIN_LOG_LEVEL` cannot hide them; on a machine without a GPU, listing the devices then logs
 a "failed call to cuInit" error. A new user reads these as failures, and one who set
@@ -23,10 +23,13 @@ from tfbert.native_stderr import filtered_native_stderr
 STARTUP_NOISE = re.compile(
     r"^(WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
     r"|[IW]\d{4} \d\d:\d\d:\d+\.\d+ +\d+ [\w.]+:\d+\] .*"
+    # TensorFlow 2.20's format of the same lines (and tensorflow-tpu's "Opening library" / "Libtpu path is")
+    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IW] [\w/.]+:\d+\] .*"
     # the second line of cpu_feature_guard's info line
     r"|To enable the following instructions: .* rebuild TensorFlow with the appropriate compiler flags\."
     # a machine without a GPU (tfbert info lists the devices found)
-    r"|E\d{4} \d\d:\d\d:\d+\.\d+ +\d+ cuda_platform\.cc:\d+\] failed call to cuInit: .*)$"
+    r"|E\d{4} \d\d:\d\d:\d+\.\d+ +\d+ cuda_platform\.cc:\d+\] failed call to cuInit: .*"
+    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: E [\w/.]+/cuda_platform\.cc:\d+\] failed call to cuInit: .*)$"
 )
 
 

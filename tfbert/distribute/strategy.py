@@ -9,12 +9,13 @@ strategy.
 
 from __future__ import annotations
 
-import glob
 import json
 import logging
 import os
 
 import tensorflow as tf
+
+from tfbert import accelerators
 
 logger = logging.getLogger(__name__)
 
@@ -24,23 +25,14 @@ STRATEGY_KINDS = ("auto", "tpu", "gpu", "cpu", "multiworker")
 def tpu_is_detectable() -> bool:
     """Whether a TPU can be seen without contacting anything (cheap check).
 
-    Looks at the environment variables Colab and Cloud TPU set
-    (`COLAB_TPU_ADDR`, `TPU_NAME`) and at TPU VM device files
-    (`/dev/accel*`, `/dev/vfio/<n>`).
+    `tfbert.accelerators.evidence`: the TPU VM device files (`/dev/accel*`, `/dev/vfio/<n>`) and the
+    variables Cloud TPU and Colab set (`TPU_NAME`, `TPU_ACCELERATOR_TYPE`, `COLAB_TPU_ADDR`).
 
     Example:
         >>> isinstance(tpu_is_detectable(), bool)
         True
     """
-    if os.environ.get("COLAB_TPU_ADDR") or os.environ.get("TPU_NAME"):
-        return True
-    if glob.glob("/dev/accel*"):
-        return True
-    return any(name != "vfio" for name in _basenames(glob.glob("/dev/vfio/*")))
-
-
-def _basenames(paths: list[str]) -> list[str]:
-    return [os.path.basename(path) for path in paths]
+    return bool(accelerators.evidence().tpu)
 
 
 def tf_config_worker_count() -> int:

@@ -29,7 +29,7 @@ import tensorflow as tf
 
 from tfbert.architectures import ArchitectureSpec
 from tfbert.distribute.data import DatasetFn
-from tfbert.distribute.precision import PRECISION_ALIASES, PRECISIONS, PrecisionChoice
+from tfbert.distribute.precision import PrecisionChoice, precision_for_devices
 from tfbert.models.layout import keras_distribution
 from tfbert.training.checkpointing import KerasWeightsCheckpoint
 from tfbert.training.settings import TrainingSettings
@@ -52,25 +52,18 @@ def initialize_processes() -> None:
 
 
 def jax_precision(platform: str, requested: str = "auto") -> PrecisionChoice:
-    """The dtype policy for JAX devices of `platform`: `requested`, or for `auto` bfloat16 on TPUs and GPUs of
-    compute capability 8.0 or more, float32 on CPUs (XLA's CPU backend has no fast bfloat16 matmul).
+    """The dtype policy for JAX devices of `platform`: `precision_for_devices`'s (bfloat16 on TPUs and on GPUs of
+    compute capability 8.0 or more), except float32 for `auto` on a CPU, where XLA's CPU backend has no fast
+    bfloat16 matmul (TensorFlow's oneDNN has, so its CPU rule differs).
 
     Example:
         >>> jax_precision("tpu").policy, jax_precision("cpu").policy, jax_precision("cpu", "bf16").policy
         ('mixed_bfloat16', 'float32', 'mixed_bfloat16')
     """
-    if requested not in PRECISIONS:
-        raise ValueError(f"Unknown precision {requested!r}; expected one of {PRECISIONS}.")
-    if requested != "auto":
-        return PrecisionChoice(PRECISION_ALIASES.get(requested, requested), "requested")
-    if platform == "tpu":
-        return PrecisionChoice("mixed_bfloat16", "TPU")
-    if platform == "gpu":
-        capability = _gpu_capability()
-        if capability is not None and capability >= (8, 0):
-            return PrecisionChoice("mixed_bfloat16", f"GPU compute capability {capability} >= (8, 0)")
-        return PrecisionChoice("mixed_float16", "GPU older than compute capability 8.0, no fast bfloat16")
-    return PrecisionChoice("float32", "XLA's CPU backend has no fast bfloat16 matmul")
+    if platform == "cpu" and requested == "auto":
+        return PrecisionChoice("float32", "XLA's CPU backend has no fast bfloat16 matmul")
+    capability = _gpu_capability() if platform == "gpu" else None
+    return precision_for_devices(platform, requested, gpu_capability=capability, loss_scaling=True)
 
 
 def _gpu_capability() -> tuple[int, int] | None:

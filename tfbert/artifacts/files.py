@@ -19,7 +19,7 @@ from tfbert.artifacts.checks import (REWRITE_FOREIGN, FileContentError, integer,
                                      only_keys, strings, typed)
 from tfbert.artifacts.layout import EXPORT_METADATA_FILE, PREPROCESSOR_FILE, TASK_FILE, TOKENIZER_CONFIG_FILE
 
-MAX_SEQUENCE_LENGTH = 65_536   # as `--sequence-length` allows (`tfbert.commands.flag_types`)
+MAX_SEQUENCE_LENGTH = 65_536   # the longest `--sequence-length` (`tfbert.commands.flag_types`) and file field
 MAX_VOCABULARY_SIZE = 4_194_304   # the most entries TF-Text's vocabulary tables hold
 MAX_STEP = 2**62
 PACKING_STYLES = ("bert", "roberta")

@@ -16,7 +16,7 @@ import argparse
 import math
 import re
 
-from tfbert.artifacts.files import MAX_VOCABULARY_SIZE
+from tfbert.artifacts.files import MAX_SEQUENCE_LENGTH, MAX_VOCABULARY_SIZE
 from tfbert.commands.errors import CommandError
 
 INT32_MAX = 2**31 - 1
@@ -25,7 +25,6 @@ SEED_MAX = 2**32 - 1
 # [CLS] a [SEP] b [SEP], or RoBERTa's <s> a </s></s> b </s>, need at least 4 special tokens and a piece per text;
 # 8 leaves a few pieces of text. The model's own limit (its position table) is checked when the config is read.
 MIN_SEQUENCE_LENGTH = 8
-MAX_SEQUENCE_LENGTH = 65_536
 # TF-Text's FastWordpieceTokenizer encodes a token's id in 22 bits: a vocabulary of more than 2**22 entries fails
 # there, after minutes and gigabytes of building it. No published vocabulary is near it (XLM-R: 250,002).
 MAX_VOCAB_SIZE = MAX_VOCABULARY_SIZE

@@ -121,7 +121,7 @@ CASES = [
      ["hparams.json", "electra/embeddings/word_embeddings", "does not match"]),
     ("casing flag elsewhere", "huggingface", lambda f: None, ["--cased"], ["--cased and --uncased apply to tf1"]),
     ("HF no config", "huggingface", lambda f: (f / "config.json").unlink(), [], ["config.json' does not exist"]),
-    ("HF config not JSON", "huggingface", lambda f: (f / "config.json").write_text("["), [], ["is not valid JSON"]),
+    ("HF config not JSON", "huggingface", lambda f: (f / "config.json").write_text("["), [], ["config.json: not valid JSON"]),
     ("HF unknown model_type", "huggingface", lambda f: _edit_json(f / "config.json", model_type="gpt2"), [],
      ["config.json", "model_type 'gpt2' is not supported", "bert"]),
     ("HF field missing", "huggingface", lambda f: _remove_json_key(f / "config.json", "hidden_size"), [],

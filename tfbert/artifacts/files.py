@@ -185,8 +185,9 @@ def read_huggingface_tokenizer_state(path: Path) -> dict[str, Any]:
 # given). The family's format entry then reads the sizes into an `EncoderConfig`, which bounds them.
 HUGGINGFACE_INTEGERS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
                         "max_position_embeddings", "type_vocab_size", "pad_token_id", "bos_token_id", "eos_token_id",
-                        "embedding_size", "num_hidden_groups", "inner_group_num", "n_langs", "position_buckets",
-                        "max_relative_positions")
+                        "embedding_size", "num_hidden_groups", "inner_group_num", "n_langs", "position_buckets")
+# DeBERTa's `max_relative_positions`: -1 (transformers' default) means "max_position_embeddings".
+HUGGINGFACE_SIGNED_INTEGERS = ("max_relative_positions",)
 HUGGINGFACE_NUMBERS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "initializer_range", "layer_norm_eps",
                        "classifier_dropout")
 HUGGINGFACE_STRINGS = ("hidden_act", "dtype", "torch_dtype", "problem_type", "position_embedding_type",
@@ -202,6 +203,8 @@ def check_huggingface_config(config: Mapping[str, Any], path: Path) -> None:
     typed(config, "model_type", path, (str,), "a model type such as bert", required=True)
     for key in HUGGINGFACE_INTEGERS:
         integer(config, key, path, 0, MAX_ID, required=False)
+    for key in HUGGINGFACE_SIGNED_INTEGERS:
+        integer(config, key, path, -1, MAX_ID, required=False)
     for key in HUGGINGFACE_NUMBERS:
         if typed(config, key, path, (int, float), "a number") is not None and config[key] < 0:
             raise FileContentError(path, key, f"is {config[key]!r}, expected a number of at least 0")

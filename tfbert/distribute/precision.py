@@ -149,6 +149,7 @@ def pick_precision(strategy: tf.distribute.Strategy, requested: str = "auto",
     scales float16 losses itself). Logs `precision: POLICY (REASON)`.
 
     Example:
+        >>> import tensorflow as tf
         >>> pick_precision(tf.distribute.get_strategy(), "bf16").describe()
         'precision: mixed_bfloat16 (requested)'
     """

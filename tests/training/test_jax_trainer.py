@@ -146,9 +146,10 @@ printer = keras.callbacks.LambdaCallback(on_train_batch_end=lambda batch, logs: 
                                                                                       flush=True))
 train(lambda: spec.build_pretraining_model(config, objectives, seed=0), dataset_fn, model_dir=run, steps=2,
       batch_size=4, checkpoint_every=2, seed=0, verbose=0, callbacks=[printer], family=spec)
-# Process 0 still writes the encoder: the others wait here, not in JAX's shutdown barrier, which times out.
-from jax.experimental import multihost_utils
-multihost_utils.sync_global_devices("trained")
+# Process 0 still writes the encoder: the others wait for it here, not in JAX's shutdown barrier, which times out.
+import jax, os, time
+while jax.process_index() and not os.path.exists(run + "/encoder/encoder.keras"):
+    time.sleep(0.5)
 print(json.dumps({"processes": __import__("jax").process_count()}))
 """
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 
 import keras
 import tensorflow as tf
@@ -161,7 +162,8 @@ class KerasWeightsCheckpoint:
 
     The JAX trainer's checkpoints. Each file is written under a temporary name and renamed, so a kill leaves
     no half-written checkpoint under a final name; the `max_to_keep` newest are kept. Only the `chief`
-    process writes (the variables it saves are the whole model's: replicated, or gathered from their shards).
+    process writes into `directory`; the other processes of a multi-host run save too, into a scratch folder they
+    delete, because saving under a `keras.distribution` runs collectives that every process must join.
 
     Example:
         >>> import keras, tempfile
@@ -199,6 +201,11 @@ class KerasWeightsCheckpoint:
         """Write the checkpoint of `step` (chief only) and drop the oldest beyond `max_to_keep`; return its path."""
         path = f"{self.directory}/{keras_checkpoint_name(step)}"
         if not self.chief:
+            scratch = tempfile.mkdtemp(prefix="tfbert-checkpoint-")
+            try:
+                self.model.save_weights(os.path.join(scratch, keras_checkpoint_name(step)))
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
             return path
         if is_remote(path):
             self.model.save_weights(path)   # a bucket's object appears whole when its upload completes

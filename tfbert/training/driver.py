@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import tempfile
 import warnings
 from typing import Any, Callable
 
@@ -263,7 +265,15 @@ def _keras_verbosity(verbose: str | int) -> int:
 
 
 def _export_encoder(model: keras.Model, model_dir: str, chief: bool) -> None:
+    """The chief writes `model_dir/encoder`; every other process saves into a scratch folder it deletes, since
+    saving under a distribution (JAX across hosts, `tf.distribute` across workers) runs collectives all must join."""
     save_encoder = getattr(model, "save_encoder", None)
-    if chief and callable(save_encoder):
+    if not callable(save_encoder):
+        return
+    target = os.path.join(model_dir, "encoder") if chief else tempfile.mkdtemp(prefix="tfbert-encoder-")
+    try:
         with deferred():   # a signal meanwhile: after the file is whole
-            save_encoder(os.path.join(model_dir, "encoder"))
+            save_encoder(target)
+    finally:
+        if not chief:
+            shutil.rmtree(target, ignore_errors=True)

@@ -353,7 +353,7 @@ def consume_load_model_in_a_fresh_process(work: Workspace, path: Path) -> None:
         print(json.dumps(found))
     """)
     result = subprocess.run([sys.executable, "-c", script, *map(str, files)], capture_output=True, text=True,
-                            timeout=600)
+                            timeout=500)
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [
         ["SentenceEmbedder", "bert"], ["SequenceRegressor", "bert"], ["SentenceEmbedder", "bert"],

@@ -35,7 +35,7 @@ def run(command: list[str]) -> str:
     """`command`'s output; the scripts choose their Keras backends themselves."""
     env = {name: value for name, value in os.environ.items() if name != "KERAS_BACKEND"}
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env={**env, "TF_CPP_MIN_LOG_LEVEL": "3"},
-                          timeout=900)
+                          timeout=500)
     assert done.returncode == 0, done.stderr[-4000:]
     return done.stdout
 

@@ -73,7 +73,7 @@ def test_notebook_runs_in_its_smoke_setting(path, python3_kernel, tmp_path, monk
     workdir = tmp_path / "work"
     workdir.mkdir()
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, kernel_name=python3_kernel, timeout=600, startup_timeout=180, allow_errors=False,
+    client = NotebookClient(notebook, kernel_name=python3_kernel, timeout=500, startup_timeout=180, allow_errors=False,
                             resources={"metadata": {"path": str(workdir)}})
     started = time.perf_counter()
     try:

@@ -12,7 +12,7 @@ from tfbert import accelerators
 from tfbert.accelerators import Evidence, Sighting
 
 CI_SCRIPT = ROOT / ".ci" / "install_routes"
-ROUTES = re.findall(r"^route (\S+)", CI_SCRIPT.read_text(encoding="utf-8"), flags=re.M)
+ROUTES = re.findall(r"^\s*route (\S+)", CI_SCRIPT.read_text(encoding="utf-8"), flags=re.M)
 
 
 def test_ci_runs_every_route_of_the_page():

@@ -32,6 +32,9 @@ GPT2_SPECIALS = {"<|endoftext|>": 50256, "<s>": 50257, "</s>": 50258, "<pad>": 5
 
 pytest.importorskip("tensorflow_hub")
 pytest.importorskip("tf_keras")
+# The tutorial fixture's process (up to 1,200 s on a loaded machine) counts toward its first test's time: over
+# the suite's 600 s, pytest-timeout would end the whole worker, not the test.
+pytestmark = pytest.mark.timeout(1500)
 
 
 def _source(kind: str, assets):

@@ -92,7 +92,7 @@ def test_tensorflow_serves_the_jax_models_outputs(jax_run, tmp_path):
     script.write_text(JAX_OUTPUTS, encoding="utf-8")
     completed = subprocess.run([sys.executable, script, run, tmp_path / "inputs.npz", tmp_path / "jax.npz"],
                                cwd=REPOSITORY_ROOT, env=python_env(JAX_ENV), capture_output=True, text=True,
-                               timeout=600)
+                               timeout=500)
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert json.loads(completed.stdout.strip().splitlines()[-1]) == {"backend": "jax"}
     reference = np.load(tmp_path / "jax.npz")

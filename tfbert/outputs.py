@@ -356,7 +356,7 @@ def beside_output(path: str | Path, names: tuple[str, ...], *, flag: str = "--ou
 
     Example:
         >>> from tfbert.convert.writing import save_converted
-        >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
+        >>> from tfbert.finetuning.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
         >>> encoder, tokenizer = load_pretrained_encoder("runs/bert"), load_pretrained_tokenizer("runs/bert")
         >>> with new_output("b/model.keras") as out, beside_output("b/model.keras", ("tokenizer",)):
         ...     save_converted(encoder, out, tokenizer)

@@ -19,7 +19,7 @@ SAMPLERS = ("random", "bm25", "embedding-neighbours")
 
 def sample_pairs(args: argparse.Namespace, sentences: list[str]):
     from tfbert.tasks import load_text_embedder
-    from tfbert.tasks.silver import bm25_pairs, neighbour_pairs, random_pairs
+    from tfbert.data.silver import bm25_pairs, neighbour_pairs, random_pairs
 
     if args.pairs == "random":
         return random_pairs(args.count or args.neighbours * len(sentences), len(sentences), args.seed)
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> None:
 
     import_tensorflow_quietly()
     from tfbert.tasks import load_cross_encoder
-    from tfbert.tasks.silver import pair_texts, read_sentences, write_silver
+    from tfbert.data.silver import pair_texts, read_sentences, write_silver
 
     try:
         with new_output(args.output, overwrite=args.overwrite) as output:   # refused before the models load

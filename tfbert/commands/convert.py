@@ -24,7 +24,7 @@ def _read_source(args: argparse.Namespace):
         raise CommandError("keras-hub presets hold a backbone without heads; convert without --heads")
     model = artifact.load_model(heads=args.heads)
     if artifact.task.get("task") == "embedding" and not args.heads:
-        from tfbert.tasks.models import SentenceEmbedder
+        from tfbert.models.tasks import SentenceEmbedder
 
         model = SentenceEmbedder(model, pooling=artifact.task["pooling"], normalize=artifact.task["normalize"])
     return artifact, tokenizer, model

@@ -23,7 +23,7 @@ DEFAULT_EVAL_PAIRS = 1000
 
 def _split(args: argparse.Namespace):
     """Training and evaluation pairs: --eval's, else the last pairs of --parallel (at most 1000, a tenth)."""
-    from tfbert.tasks.distillation import read_parallel
+    from tfbert.finetuning.distillation import read_parallel
 
     sources, targets = read_parallel(args.parallel)
     if args.eval:
@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> None:
 
     import_tensorflow_quietly()
     from tfbert.tasks import load_text_embedder
-    from tfbert.tasks.distillation import distill, vocabulary_coverage
-    from tfbert.tasks.model_dir import write_model_dir_manifest
+    from tfbert.finetuning.distillation import distill, vocabulary_coverage
+    from tfbert.finetuning.model_dir import write_model_dir_manifest
 
     try:
         with new_output(args.model_dir, flag="--model-dir", overwrite=args.overwrite) as model_dir:

@@ -77,7 +77,7 @@ def _declared_classes(args: argparse.Namespace) -> int | None:
 def _examples(args: argparse.Namespace, decoder):
     """Training and evaluation examples, whether they are scores, the metric and the class count (None: GLUE's)."""
     from tfbert.tasks import GLUE_TASKS, load_glue
-    from tfbert.tasks.label_checks import check_class_labels
+    from tfbert.finetuning.label_checks import check_class_labels
 
     if args.glue:
         if args.glue not in GLUE_TASKS:
@@ -140,7 +140,7 @@ def _run_classification(args: argparse.Namespace, source: "Artifact", pretrained
     itself, or its encoder grown for the tokenizer)."""
     from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
                               regression_evaluator)
-    from tfbert.tasks.model_dir import write_task
+    from tfbert.finetuning.model_dir import write_task
 
     train, evaluation, regression, metric, num_classes = examples
     label_names = None if args.glue else args.label_names
@@ -173,9 +173,9 @@ def _run_classification(args: argparse.Namespace, source: "Artifact", pretrained
 
 def _run_embedding(args: argparse.Namespace, source: "Artifact", pretrained: "Artifact", preprocessor,
                    model_dir: str) -> dict:
-    """`--task embedding`: Sentence-BERT on sentence-pair files (see `tfbert.tasks.embeddings`)."""
+    """`--task embedding`: Sentence-BERT on sentence-pair files (see `tfbert.finetuning.embeddings`)."""
     from tfbert.tasks import combine_pairs, read_sentence_pairs, train_sentence_embedder
-    from tfbert.tasks.model_dir import write_model_dir_manifest
+    from tfbert.finetuning.model_dir import write_model_dir_manifest
 
     train = combine_pairs([read_sentence_pairs(path, args.format) for path in args.train])
     evaluation = read_sentence_pairs(args.eval, args.format)

@@ -7,7 +7,7 @@ Serving), read its task from the signature's outputs, and run it on texts for on
     python -m tfbert.export.client --model sst2 --format grpc "a gripping film"      # needs tensorflow-serving-api
     python -m tfbert.export.client --model squad --input question="Who wrote it?" --input context="Ada wrote it."
 
-`tfbert predict` (a local export), `tfbert.tasks.text_models` (exported embedders and
+`tfbert predict` (a local export), `tfbert.inference.text_models` (exported embedders and
 cross-encoders) and the command above (a model server) all run exports through `SavedModelClient`.
 Where the model runs is a `tfbert.export.signatures` source: a local folder, a `RestServer` or a
 `GrpcServer`. A server does not send the export's `assets.extra` files: classification

@@ -18,7 +18,7 @@ SAMPLERS = ("random", "bm25", "embedding-neighbours")
 
 
 def sample_pairs(args: argparse.Namespace, sentences: list[str]):
-    from tfbert.tasks import load_text_embedder
+    from tfbert.inference.text_models import load_text_embedder
     from tfbert.data.silver import bm25_pairs, neighbour_pairs, random_pairs
 
     if args.pairs == "random":
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> None:
     from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
     import_tensorflow_quietly()
-    from tfbert.tasks import load_cross_encoder
+    from tfbert.inference.text_models import load_cross_encoder
     from tfbert.data.silver import pair_texts, read_sentences, write_silver
 
     try:

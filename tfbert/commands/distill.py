@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> None:
     from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
     import_tensorflow_quietly()
-    from tfbert.tasks import load_text_embedder
+    from tfbert.inference.text_models import load_text_embedder
     from tfbert.finetuning.distillation import distill, vocabulary_coverage
     from tfbert.finetuning.model_dir import write_model_dir_manifest
 

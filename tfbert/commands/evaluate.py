@@ -43,7 +43,7 @@ def evaluate_files(model, paths: list[str], cross_encoder: bool, format: str | N
     import numpy as np
 
     from tfbert.metrics import sts_correlations
-    from tfbert.tasks import read_sentence_pairs
+    from tfbert.data.sentence_pairs import read_sentence_pairs
 
     rows = []
     for path in paths:
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> None:
     from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
     import_tensorflow_quietly()
-    from tfbert.tasks import load_cross_encoder, load_text_embedder
+    from tfbert.inference.text_models import load_cross_encoder, load_text_embedder
 
     options = {"max_length": args.max_length, "tokenizer": args.tokenizer, "batch_size": args.batch_size}
     try:

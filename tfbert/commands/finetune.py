@@ -48,13 +48,13 @@ def find_tokenizer(pretrained: "Artifact", tokenizer: str | None) -> "Tokenizer"
 
 
 def _read_files(paths, read) -> list:
-    from tfbert.tasks import read_text_examples
+    from tfbert.data.text_examples import read_text_examples
 
     return [(str(path), read_text_examples(path, **read)) for path in paths]
 
 
 def _joined(files):
-    from tfbert.tasks import TextExamples
+    from tfbert.data.text_examples import TextExamples
 
     parts = [examples for _, examples in files]
     if len(parts) == 1:
@@ -76,7 +76,7 @@ def _declared_classes(args: argparse.Namespace) -> int | None:
 
 def _examples(args: argparse.Namespace, decoder):
     """Training and evaluation examples, whether they are scores, the metric and the class count (None: GLUE's)."""
-    from tfbert.tasks import GLUE_TASKS, load_glue
+    from tfbert.data.text_examples import GLUE_TASKS, load_glue
     from tfbert.finetuning.label_checks import check_class_labels
 
     if args.glue:
@@ -138,8 +138,10 @@ def _run_classification(args: argparse.Namespace, source: "Artifact", pretrained
                         model_dir: str) -> dict:
     """Classification or regression of `args` on `examples` (`_examples`), from the encoder of `pretrained` (`source`
     itself, or its encoder grown for the tokenizer)."""
-    from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
-                              regression_evaluator)
+    from tfbert.finetuning.evaluation import classification_evaluator, regression_evaluator
+    from tfbert.finetuning.features import encode_texts
+    from tfbert.finetuning.finetune import finetune
+    from tfbert.models.tasks import SequenceClassifier, SequenceRegressor
     from tfbert.finetuning.model_dir import write_task
 
     train, evaluation, regression, metric, num_classes = examples
@@ -174,7 +176,8 @@ def _run_classification(args: argparse.Namespace, source: "Artifact", pretrained
 def _run_embedding(args: argparse.Namespace, source: "Artifact", pretrained: "Artifact", preprocessor,
                    model_dir: str) -> dict:
     """`--task embedding`: Sentence-BERT on sentence-pair files (see `tfbert.finetuning.embeddings`)."""
-    from tfbert.tasks import combine_pairs, read_sentence_pairs, train_sentence_embedder
+    from tfbert.data.sentence_pairs import combine_pairs, read_sentence_pairs
+    from tfbert.finetuning.embeddings import train_sentence_embedder
     from tfbert.finetuning.model_dir import write_model_dir_manifest
 
     train = combine_pairs([read_sentence_pairs(path, args.format) for path in args.train])

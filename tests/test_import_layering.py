@@ -233,12 +233,22 @@ def imports_tfbert(node: ast.stmt) -> bool:
     return bool(node.level) or (node.module or "").split(".")[0] == "tfbert"
 
 
+def says_why(lines: list[str], lineno: int) -> bool:
+    """Whether the comment right above line `lineno` (1-based; one comment, perhaps wrapped over several lines)
+    starts with `# Deferred (start-up): ` or `# Deferred (cycle): `."""
+    above = lineno - 2
+    while above >= 0 and lines[above].lstrip().startswith("#"):
+        if DEFERRED.match(lines[above]):
+            return True
+        above -= 1
+    return False
+
+
 def undeclared_deferred_imports(source: str) -> list[int]:
     """The first lines of the function-level import blocks of `source` that import tfbert without the comment."""
     lines = source.splitlines()
     return [block[0].lineno for block in function_import_blocks(ast.parse(source))
-            if any(imports_tfbert(node) for node in block)
-            and not (block[0].lineno > 1 and DEFERRED.match(lines[block[0].lineno - 2]))]
+            if any(imports_tfbert(node) for node in block) and not says_why(lines, block[0].lineno)]
 
 
 def test_every_function_level_import_of_tfbert_says_why_it_is_deferred():
@@ -256,7 +266,9 @@ def test_a_function_level_import_without_its_comment_is_found():
     source = ("import json\n\n\ndef f():\n    import os\n\n    from tfbert import text\n\n\ndef g():\n"
               "    # Deferred (start-up): TensorFlow\n    from tfbert import text\n    import tfbert.data\n"
               "    if text:\n        from . import base\n    # Deferred (because): no such reason\n"
-              "    from tfbert.text import base\n    import numpy\n")
+              "    from tfbert.text import base\n    import numpy\n\n\ndef h():\n    # Deferred (cycle): a reason\n"
+              "    # wrapped over two lines\n    from tfbert import text\n    # Deferred (cycle): above code, not the block\n"
+              "    text.f()\n    from tfbert import data\n")
     blocks = function_import_blocks(ast.parse(source))
-    assert [[node.lineno for node in block] for block in blocks] == [[5, 7], [12, 13], [17, 18], [15]]
-    assert undeclared_deferred_imports(source) == [5, 17, 15]
+    assert [[node.lineno for node in block] for block in blocks] == [[5, 7], [12, 13], [17, 18], [15], [24], [27]]
+    assert undeclared_deferred_imports(source) == [5, 17, 15, 27]

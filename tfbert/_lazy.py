@@ -42,7 +42,8 @@ def by_module(names_of: Mapping[str, Sequence[str]]) -> dict[str, str]:
 def family_exports() -> dict[str, str]:
     """The registered families' Keras classes as exports, `{name: "module:Class"}` (their specs' `keras_classes`),
     for `tfbert` and `tfbert.models`: the specs list them, no package does."""
-    from tfbert import architectures   # on first use: `import tfbert` reads no spec
+    # Deferred (start-up): `import tfbert` reads no family spec (the registry imports them all on first use)
+    from tfbert import architectures
 
     return architectures.family_classes()
 

@@ -1,6 +1,10 @@
 """Task models: shapes, float32 outputs, config and `.keras` round trips, masking, and bad options."""
 
+import json
+import subprocess
+import sys
 import warnings
+import zipfile
 
 import keras
 import numpy as np
@@ -69,6 +73,41 @@ def test_outputs_are_float32_and_keras_round_trip_is_identical(tmp_path, index):
     for name, value in restored(inputs).items():
         np.testing.assert_array_equal(np.asarray(value), np.asarray(outputs[name]))
 
+
+
+def test_a_keras_file_saved_when_the_task_models_were_tfbert_tasks_models_still_loads(tmp_path):
+    """Keras finds a registered class by its registered name (`tfbert>SequenceClassifier`), not by the `module`
+    its config names, so a `.keras` file saved before the task models moved from `tfbert.tasks.models` to
+    `tfbert.models.tasks` loads after `import tfbert` alone (the stand-ins of `tfbert.keras_classes`)."""
+    x = batch()
+    model = SequenceClassifier(CONFIG, num_classes=3, pooling="mean")
+    expected = np.asarray(model(x)["logits"])
+    model.save(tmp_path / "new.keras")
+    with zipfile.ZipFile(tmp_path / "new.keras") as new, zipfile.ZipFile(tmp_path / "old.keras", "w") as old:
+        for item in new.infolist():
+            data = new.read(item)
+            if item.filename == "config.json":
+                text = data.decode("utf-8")
+                assert '"module": "tfbert.models.tasks.classification"' in text
+                data = text.replace('"module": "tfbert.models.tasks.', '"module": "tfbert.tasks.models.').encode("utf-8")
+                config = json.loads(data)
+                assert (config["module"], config["registered_name"]) == ("tfbert.tasks.models.classification",
+                                                                         "tfbert>SequenceClassifier")
+            old.writestr(item, data)
+    np.save(tmp_path / "inputs.npy", x, allow_pickle=True)
+    script = f"""
+import sys
+import numpy as np
+import tfbert, keras
+model = keras.models.load_model({str(tmp_path / "old.keras")!r})
+inputs = np.load({str(tmp_path / "inputs.npy")!r}, allow_pickle=True).item()
+np.save({str(tmp_path / "logits.npy")!r}, np.asarray(model(inputs)["logits"]))
+print(type(model).__module__, type(model).__name__, "tfbert.tasks.models" in sys.modules)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split()[-3:] == ["tfbert.models.tasks.classification", "SequenceClassifier", "False"]
+    np.testing.assert_allclose(np.load(tmp_path / "logits.npy"), expected, rtol=1e-6, atol=1e-6)
 
 def test_pretrained_encoder_is_used_as_is_and_mixed_precision_keeps_float32_outputs():
     encoder = build_encoder(CONFIG)

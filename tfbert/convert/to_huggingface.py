@@ -37,11 +37,11 @@ from typing import Any, Iterable, Sequence
 import keras
 import numpy as np
 
-from tfbert.artifacts.checks import check_tokenizer_fits
-from tfbert.artifacts.layout import HUGGINGFACE_CONFIG_FILE as CONFIG_FILE
-from tfbert import architectures
+from tfbert import architectures, artifacts
 from tfbert.architectures import HuggingFaceFormat
 from tfbert.architectures.spec import Assignment
+from tfbert.artifacts.checks import check_tokenizer_fits
+from tfbert.artifacts.layout import HUGGINGFACE_CONFIG_FILE as CONFIG_FILE
 from tfbert.artifacts.sentence_transformers import (DEFAULT_MAX_SEQ_LENGTH, SentenceTransformersLayout,
                                                     write_sentence_transformers)
 from tfbert.config import EncoderConfig
@@ -179,6 +179,7 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
 
 
 def _write_checkpoint(checkpoint: Checkpoint, folder: Path, tokenizer, packing_style: str, max_length: int) -> None:
+    # Deferred (start-up): the tokenizer writer imports TensorFlow; `huggingface_checkpoints` needs only Keras
     from safetensors.numpy import save_file
 
     from tfbert.convert.huggingface_tokenizer import write_huggingface_tokenizer
@@ -254,7 +255,6 @@ def read_tfbert_source(source: str | Path, tokenizer=None) -> TfbertSource:
         >>> read_tfbert_source("runs/sst2").label_names
         ['negative', 'positive']
     """
-    from tfbert import artifacts
     artifact = artifacts.open(source)
     if artifact.kind in artifacts.EXPORT_KINDS:
         origin = ((artifact.manifest or {}).get("provenance") or {}).get("source") or "the model it was exported from"

@@ -17,7 +17,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tfbert import artifacts
 from tfbert.artifacts.layout import BEST_MODEL_FILE, TASK_FILE
+from tfbert.artifacts.reader import keras_file_summary
 
 if TYPE_CHECKING:
     from tfbert.artifacts import Artifact
@@ -37,9 +39,6 @@ def write_model_dir_manifest(model_dir: str | Path, source: "Artifact | None" = 
     `best.keras`, the `preprocessor` (packing, length; else the folder's `preprocessor.json` or `tokenizer/`)
     and `task.json` (labels as `labels`); its provenance names `source` (the opened `--pretrained` or
     `--student` model: path, kind and step)."""
-    from tfbert import artifacts
-    from tfbert.artifacts.reader import keras_file_summary
-
     model_dir = Path(model_dir)
     task = artifacts.read_task(model_dir)
     task["labels"] = task.get("label_names")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import keras
 
+import tfbert.keras_classes
 from tfbert import artifacts
 from tfbert.artifacts.layout import ENCODER_FILE, RUN_ENCODER_FILE
 from tfbert.models.encoder import Encoder
@@ -61,8 +62,6 @@ def pretrained_hidden_size(source: Source | Encoder) -> int | None:
 def _load_remote_encoder(url: str) -> Encoder:
     """A `.keras` file, an encoder folder or a pretraining run folder in a bucket (Keras copies the file locally)."""
     import tensorflow as tf
-
-    import tfbert.keras_classes
 
     tfbert.keras_classes.import_all()
     url = url.rstrip("/")

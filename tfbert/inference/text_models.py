@@ -29,9 +29,11 @@ import tensorflow as tf
 from tfbert import artifacts
 from tfbert.artifacts import Artifact
 from tfbert.data.text_lists import text_list
+from tfbert.export.client import SavedModelClient
 from tfbert.finetuning.features import encode_texts
 from tfbert.finetuning.finetune import check_length_fits
 from tfbert.models.tasks import SentenceEmbedder, SequenceRegressor
+from tfbert.text import load_tokenizer
 
 DEFAULT_MAX_LENGTH = 128
 # Batches are cut to their longest text, rounded up to this many positions (few shapes to trace).
@@ -106,8 +108,6 @@ class _SavedModelTextModel:
     `tfbert.export.signatures.RestServer` or `GrpcServer`), called in batches through `SavedModelClient`."""
 
     def __init__(self, source, batch_size: int = 64):
-        from tfbert.export.client import SavedModelClient
-
         self.client = SavedModelClient(source)
         self.path = self.client.path
         self.batch_size = batch_size
@@ -154,8 +154,6 @@ class SavedModelCrossEncoder(_SavedModelTextModel):
 def _preprocessor_of(artifact: Artifact, tokenizer, max_length: int | None):
     """The artifact's `Preprocessor` (its packing style), with `tokenizer` (a folder or tokenizer) where given."""
     if isinstance(tokenizer, (str, Path)):
-        from tfbert.text import load_tokenizer
-
         tokenizer = load_tokenizer(tokenizer)
     return artifact.preprocessor_with(tokenizer, max_length or artifact.sequence_length or DEFAULT_MAX_LENGTH)
 

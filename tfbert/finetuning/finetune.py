@@ -99,7 +99,7 @@ def check_ids_fit(features: Mapping[str, np.ndarray], rows: int) -> None:
     Example:
         >>> check_ids_fit({"token_ids": np.array([[2, 13, 3]])}, 13)
         Traceback (most recent call last):
-        ValueError: the tokenizer gave token id 13 but the model's token table has 13 rows ...
+        ValueError: the tokenizer gave token id 13 but the model's token table has 13 rows: it has more tokens ...
     """
     largest = max((int(np.max(values)) for name, values in features.items()
                    if name.endswith("token_ids") and np.size(values)), default=-1)

@@ -179,14 +179,18 @@ def test_data_imports_no_models_finetuning_inference_or_export(name):
 def test_task_models_are_in_the_models_layer_and_tasks_is_only_the_facade():
     """`test_models_import_only_keras_config_and_architectures` covers `tfbert.models.tasks`; `tfbert.tasks`
     re-exports lazily (`tfbert._lazy`) and holds no module of its own."""
-    assert {"tfbert.models.tasks", "tfbert.models.tasks.classification", "tfbert.models.tasks.embedding"} <= set(MODULES)
+    task_models = {"tfbert.models.tasks", "tfbert.models.tasks.classification", "tfbert.models.tasks.embedding"}
+    assert task_models <= set(MODULES)
     assert [name for name in MODULES if in_layer(name, "tfbert.tasks")] == ["tfbert.tasks"]
     assert tfbert_imports("tfbert.tasks") == {"tfbert._lazy"}
 
 
-@pytest.mark.parametrize("lower, upper", [("tfbert.convert", "tfbert.finetuning"), ("tfbert.convert", "tfbert.inference"),
-                                          ("tfbert.models", "tfbert.finetuning"), ("tfbert.finetuning", "tfbert.inference"),
-                                          ("tfbert.export", "tfbert.finetuning"), ("tfbert.export", "tfbert.inference")])
+@pytest.mark.parametrize("lower, upper", [
+    ("tfbert.convert", "tfbert.finetuning"), ("tfbert.convert", "tfbert.inference"), ("tfbert.convert", "tfbert.tasks"),
+    ("tfbert.models", "tfbert.finetuning"), ("tfbert.models", "tfbert.tasks"),
+    ("tfbert.finetuning", "tfbert.inference"),
+    ("tfbert.export", "tfbert.finetuning"), ("tfbert.export", "tfbert.inference"),
+])
 def test_a_lower_layer_imports_nothing_of_an_upper_one(lower, upper):
     offending = {name: sorted(other for other in tfbert_imports(name) if in_layer(other, upper))
                  for name in MODULES if in_layer(name, lower)}
@@ -267,7 +271,8 @@ def test_a_function_level_import_without_its_comment_is_found():
               "    # Deferred (start-up): TensorFlow\n    from tfbert import text\n    import tfbert.data\n"
               "    if text:\n        from . import base\n    # Deferred (because): no such reason\n"
               "    from tfbert.text import base\n    import numpy\n\n\ndef h():\n    # Deferred (cycle): a reason\n"
-              "    # wrapped over two lines\n    from tfbert import text\n    # Deferred (cycle): above code, not the block\n"
+              "    # wrapped over two lines\n    from tfbert import text\n"
+              "    # Deferred (cycle): above code, not the block\n"
               "    text.f()\n    from tfbert import data\n")
     blocks = function_import_blocks(ast.parse(source))
     assert [[node.lineno for node in block] for block in blocks] == [[5, 7], [12, 13], [17, 18], [15], [24], [27]]

@@ -89,7 +89,8 @@ def test_a_keras_file_saved_when_the_task_models_were_tfbert_tasks_models_still_
             if item.filename == "config.json":
                 text = data.decode("utf-8")
                 assert '"module": "tfbert.models.tasks.classification"' in text
-                data = text.replace('"module": "tfbert.models.tasks.', '"module": "tfbert.tasks.models.').encode("utf-8")
+                text = text.replace('"module": "tfbert.models.tasks.', '"module": "tfbert.tasks.models.')
+                data = text.encode("utf-8")
                 config = json.loads(data)
                 assert (config["module"], config["registered_name"]) == ("tfbert.tasks.models.classification",
                                                                          "tfbert>SequenceClassifier")

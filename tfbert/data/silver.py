@@ -24,8 +24,8 @@ from typing import Sequence
 
 import numpy as np
 
-from tfbert.metrics import unit_rows
 from tfbert.data.sentence_pairs import read_sentence_pairs
+from tfbert.metrics import unit_rows
 
 PLAIN_TEXT_SUFFIXES = ("", ".txt")
 Pair = tuple[int, int]

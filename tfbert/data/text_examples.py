@@ -19,8 +19,8 @@ from typing import Sequence
 
 import numpy as np
 
-from tfbert.data.text_decoding import LineDecoder
 from tfbert.data.local_files import FLOAT32_MAX, DataFileError, read_records
+from tfbert.data.text_decoding import LineDecoder
 
 
 @dataclasses.dataclass(frozen=True)

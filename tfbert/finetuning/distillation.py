@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from tfbert.metrics import translation_accuracy, unit_rows
+from tfbert.data.local_files import DataFileError
 from tfbert.finetuning.embeddings import encode_side, save_embedding_model
 from tfbert.finetuning.evaluation import Evaluator, SidesEmbedder, side_features
 from tfbert.finetuning.finetune import FinetuneResult, finetune
-from tfbert.data.local_files import DataFileError
+from tfbert.metrics import translation_accuracy, unit_rows
 from tfbert.models.tasks import EmbeddingDistiller
 from tfbert.models.tasks.embedding import DISTILLATION_SIDES
 

@@ -21,13 +21,13 @@ from typing import Sequence
 
 import numpy as np
 
+from tfbert.artifacts.layout import BEST_MODEL_FILE, TOKENIZER_FOLDER
+from tfbert.data.sentence_pairs import NLI_LABELS, SentencePairs, normalise_scores, score_range
 from tfbert.finetuning.evaluation import similarity_evaluator
 from tfbert.finetuning.features import encode_texts
 from tfbert.finetuning.finetune import FinetuneResult, finetune
-from tfbert.artifacts.layout import BEST_MODEL_FILE, TOKENIZER_FOLDER
 from tfbert.finetuning.model_dir import write_task
 from tfbert.models.tasks import SentenceEmbedder, SiameseEmbedder
-from tfbert.data.sentence_pairs import NLI_LABELS, SentencePairs, normalise_scores, score_range
 
 # What each loss trains on: the kinds of `SentencePairs` it accepts.
 LOSS_PAIR_KINDS = {

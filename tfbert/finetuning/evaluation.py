@@ -22,6 +22,9 @@ from typing import Callable, Mapping, Sequence
 import keras
 import numpy as np
 
+from tfbert.data.squad_examples import QAExample
+from tfbert.finetuning.question_answering import QAFeatures, decode_answers
+from tfbert.finetuning.tagging import word_predictions
 from tfbert.metrics import (
     accuracy,
     evaluate_squad,
@@ -30,9 +33,6 @@ from tfbert.metrics import (
     paired_cosine,
     sts_correlations,
 )
-from tfbert.data.squad_examples import QAExample
-from tfbert.finetuning.question_answering import QAFeatures, decode_answers
-from tfbert.finetuning.tagging import word_predictions
 
 Evaluator = Callable[[keras.Model], dict[str, float]]
 

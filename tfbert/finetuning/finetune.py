@@ -24,9 +24,9 @@ import tensorflow as tf
 from tfbert.artifacts import Artifact
 from tfbert.artifacts.layout import BEST_MODEL_FILE
 from tfbert.distribute.precision import apply_precision
-from tfbert.models.encoder import Encoder
 from tfbert.finetuning.evaluation import Evaluator
 from tfbert.finetuning.pretrained import load_pretrained_encoder, opened, pretrained_hidden_size
+from tfbert.models.encoder import Encoder
 from tfbert.training.backends import training_devices
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer

@@ -6,7 +6,7 @@ length), student a copy of the same checkpoint, MSE between the student's embedd
 verse and of its Spanish translation and the teacher's embedding of the English verse. Same pairs,
 steps, batch, learning rate (AdamW, 10% warm-up, linear decay), maximum length, on the CPU:
 
-- tfbert: `tfbert.tasks.distillation.distill` (what `tfbert distill` runs).
+- tfbert: `tfbert.finetuning.distillation.distill` (what `tfbert distill` runs).
 - sentence-transformers: `SentenceTransformerTrainer` with `MSELoss` on the teacher's embeddings.
 
 Reported: translation retrieval accuracy (top-1 by cosine over the held-out pairs, both ways) of the
@@ -44,7 +44,7 @@ def scores(embed, teacher_eval: np.ndarray, english: list[str], spanish: list[st
 
 def tfbert_run(train, evaluation, args) -> tuple[dict, dict, float]:
     from tfbert.tasks import load_text_embedder
-    from tfbert.tasks.distillation import distill
+    from tfbert.finetuning.distillation import distill
     from tfbert.text import WordPieceTokenizer
 
     folder = minilm_folder()

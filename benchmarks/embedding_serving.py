@@ -42,9 +42,9 @@ def tfbert_embedder(checkpoint: Path, directory: str):
     """`tfbert export MODEL_DIR` of MiniLM written as an embedding model dir, called on strings."""
     from tfbert.convert.huggingface import load_huggingface
     from tfbert.export import export_saved_model
-    from tfbert.tasks.embeddings import save_embedding_model
+    from tfbert.finetuning.embeddings import save_embedding_model
     from tfbert.artifacts import model_file
-    from tfbert.tasks.models import SentenceEmbedder
+    from tfbert.models.tasks import SentenceEmbedder
     from tfbert.text import WordPieceTokenizer
 
     model_dir = Path(directory) / "minilm"

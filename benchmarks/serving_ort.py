@@ -105,7 +105,7 @@ def tfbert_embedder(checkpoint: Path, directory: str, xla_max_batch: int | None 
 
     from tfbert.convert.huggingface import load_huggingface
     from tfbert.export import export_saved_model
-    from tfbert.tasks.models import SentenceEmbedder
+    from tfbert.models.tasks import SentenceEmbedder
     from tfbert.text import WordPieceTokenizer
 
     model = SentenceEmbedder(load_huggingface(checkpoint), pooling="mean", normalize=True)
@@ -146,7 +146,7 @@ def tflite_embedder(checkpoint: Path, directory: str, threads: int, quantize: st
     the batch cut to its longest text, XNNPACK on `threads` threads), the loader `tfbert predict` uses."""
     from tfbert.convert.huggingface import load_huggingface
     from tfbert.export import TFLiteExport, export_tflite
-    from tfbert.tasks.models import SentenceEmbedder
+    from tfbert.models.tasks import SentenceEmbedder
     from tfbert.text import WordPieceTokenizer
 
     model = SentenceEmbedder(load_huggingface(checkpoint), pooling="mean", normalize=True)

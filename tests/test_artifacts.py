@@ -80,7 +80,7 @@ def test_pooling_equals_sentence_transformers(mode):
     import torch
     from sentence_transformers.models import Pooling as TorchPooling
 
-    from tfbert.tasks.models.layers import Pooling
+    from tfbert.models.tasks.layers import Pooling
 
     rng = np.random.default_rng(0)
     tokens = rng.normal(size=(3, 7, 8)).astype("float32")

@@ -134,9 +134,9 @@ def test_finetune_refuses_bad_labelled_file_with_one_line_before_loading_a_model
 
 
 def test_labels_are_inferred_with_counts_or_checked_against_the_declared_classes(tmp_path):
-    from tfbert.tasks.label_checks import check_class_labels
-    from tfbert.tasks.local_files import DataFileError
-    from tfbert.tasks.text_examples import read_text_examples
+    from tfbert.finetuning.label_checks import check_class_labels
+    from tfbert.data.local_files import DataFileError
+    from tfbert.data.text_examples import read_text_examples
 
     (tmp_path / "train.tsv").write_text(TSV + "a\t0\nb\t1\nc\t1\nd\t2\n")
     (tmp_path / "dev.tsv").write_text(TSV + "x\t3\n")
@@ -152,7 +152,7 @@ def test_labels_are_inferred_with_counts_or_checked_against_the_declared_classes
 
 def test_encoding_errors_replace_reads_undecodable_lines_and_counts_them(tmp_path):
     from tfbert.data.text_decoding import LineDecoder
-    from tfbert.tasks.text_examples import read_text_examples
+    from tfbert.data.text_examples import read_text_examples
 
     (tmp_path / "train.tsv").write_bytes(TSV.encode() + "caf\u00e9\t1\nok\t0\n\u00e0 la\t1\n".encode("latin-1"))
     decoder = LineDecoder("replace")
@@ -442,7 +442,7 @@ def test_finetune_refuses_non_finite_and_out_of_range_labels_at_their_line(tmp_p
                                              (".jsonl", '\ufeff{"sentence": "a", "label": 0}\n{"sentence": "b", '
                                                         '"label": 1}\n')])
 def test_a_utf8_byte_order_mark_is_not_part_of_the_first_column(tmp_path, suffix, content):
-    from tfbert.tasks.text_examples import read_text_examples
+    from tfbert.data.text_examples import read_text_examples
 
     path = tmp_path / f"train{suffix}"
     path.write_text(content, encoding="utf-8")
@@ -452,7 +452,7 @@ def test_a_utf8_byte_order_mark_is_not_part_of_the_first_column(tmp_path, suffix
 
 def test_sentence_pair_scores_must_be_finite(tmp_path):
     from tfbert.tasks import read_sentence_pairs
-    from tfbert.tasks.local_files import DataFileError
+    from tfbert.data.local_files import DataFileError
 
     (tmp_path / "pairs.tsv").write_text("a\tb\t1.0\nc\td\tnan\n")
     with pytest.raises(DataFileError, match=r"pairs.tsv, line 2, column 'field 3': expected a finite number, "
@@ -473,7 +473,7 @@ def test_evaluate_reports_constant_gold_scores_as_correlation_undefined(tmp_path
 def test_finetuning_refuses_constant_evaluation_scores():
     import numpy as np
 
-    from tfbert.tasks.evaluation import regression_evaluator, similarity_evaluator
+    from tfbert.finetuning.evaluation import regression_evaluator, similarity_evaluator
 
     for make in (regression_evaluator, similarity_evaluator):
         with pytest.raises(ValueError, match="every evaluation score is 2: a correlation with constant scores is "
@@ -484,7 +484,7 @@ def test_finetuning_refuses_constant_evaluation_scores():
 def test_augment_never_writes_a_non_finite_score(tmp_path):
     import numpy as np
 
-    from tfbert.tasks.silver import write_silver
+    from tfbert.data.silver import write_silver
 
     with pytest.raises(ValueError, match="1 of the 2 scores are not finite; nothing written"):
         write_silver(tmp_path / "silver.tsv", ["a", "b", "c"], [(0, 1), (1, 2)], np.array([0.5, np.nan]))
@@ -494,7 +494,7 @@ def test_augment_never_writes_a_non_finite_score(tmp_path):
 def test_a_model_whose_outputs_are_not_finite_is_refused_naming_the_text():
     import numpy as np
 
-    from tfbert.tasks.text_models import finite_outputs
+    from tfbert.inference.text_models import finite_outputs
 
     values = np.array([0.5, np.inf, np.nan], np.float32)
     with pytest.raises(ValueError, match=r"non-finite score for text 2 \('second'\) and 1 other\(s\)"):

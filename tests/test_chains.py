@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from tasks.test_sentence_embedding_cli import topic_pairs, write_korsts
+from finetuning.test_sentence_embedding_cli import topic_pairs, write_korsts
 from tfbert import artifacts
 from tfbert.cli import main
 

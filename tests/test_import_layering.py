@@ -10,6 +10,7 @@ Imports under `if TYPE_CHECKING:` are left out (they never run); imports inside 
 
 import ast
 import graphlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,118 @@ print(sorted(name for name in ("keras", "tensorflow", "tfbert.models") if name i
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "[]"
+
+
+# The example readers sit with the other readers: they read files and build examples, and load no model.
+DATA_MAY_NOT_IMPORT = ("tfbert.models", "tfbert.finetuning", "tfbert.inference", "tfbert.export", "tfbert.tasks",
+                       "tfbert.training", "tfbert.convert")
+
+
+@pytest.mark.parametrize("name", sorted(name for name in MODULES if in_layer(name, "tfbert.data")))
+def test_data_imports_no_models_finetuning_inference_or_export(name):
+    offending = [other for other in tfbert_imports(name)
+                 if any(in_layer(other, layer) for layer in DATA_MAY_NOT_IMPORT) or is_family_part(other, "models")]
+    assert not offending, f"{name} imports {offending}"
+
+
+def test_task_models_are_in_the_models_layer_and_tasks_is_only_the_facade():
+    """`test_models_import_only_keras_config_and_architectures` covers `tfbert.models.tasks`; `tfbert.tasks`
+    re-exports lazily (`tfbert._lazy`) and holds no module of its own."""
+    task_models = {"tfbert.models.tasks", "tfbert.models.tasks.classification", "tfbert.models.tasks.embedding"}
+    assert task_models <= set(MODULES)
+    assert [name for name in MODULES if in_layer(name, "tfbert.tasks")] == ["tfbert.tasks"]
+    assert tfbert_imports("tfbert.tasks") == {"tfbert._lazy"}
+
+
+@pytest.mark.parametrize("lower, upper", [
+    ("tfbert.convert", "tfbert.finetuning"), ("tfbert.convert", "tfbert.inference"), ("tfbert.convert", "tfbert.tasks"),
+    ("tfbert.models", "tfbert.finetuning"), ("tfbert.models", "tfbert.tasks"),
+    ("tfbert.finetuning", "tfbert.inference"),
+    ("tfbert.export", "tfbert.finetuning"), ("tfbert.export", "tfbert.inference"),
+])
+def test_a_lower_layer_imports_nothing_of_an_upper_one(lower, upper):
+    offending = {name: sorted(other for other in tfbert_imports(name) if in_layer(other, upper))
+                 for name in MODULES if in_layer(name, lower)}
+    assert not {name: found for name, found in offending.items() if found}
+
+
+DEFERRED = re.compile(r"^\s*# Deferred \((start-up|cycle)\): \S")
+# Handled on branch `pretraining-split` (another change owns these files), which adds their comments.
+DEFERRED_ELSEWHERE = ("tfbert/training/pretraining.py", "tfbert/commands/pretrain.py", "tfbert/families/xlm/")
+
+
+def function_import_blocks(tree: ast.AST):
+    """The runs of consecutive import statements inside functions (`if TYPE_CHECKING:` left out), each as a list."""
+    def runs(body):
+        run = []
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                run.append(node)
+                continue
+            if run:
+                yield run
+                run = []
+        if run:
+            yield run
+
+    def walk(node, in_function):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            body = getattr(node, field, None)
+            if not isinstance(body, list) or (field == "body" and is_type_checking(node)):
+                continue
+            if in_function and all(isinstance(child, ast.stmt) for child in body):
+                yield from runs(body)
+            for child in body:
+                yield from walk(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        for case in getattr(node, "cases", ()):
+            yield from walk(case, in_function)
+
+    yield from walk(tree, False)
+
+
+def imports_tfbert(node: ast.stmt) -> bool:
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] == "tfbert" for alias in node.names)
+    return bool(node.level) or (node.module or "").split(".")[0] == "tfbert"
+
+
+def says_why(lines: list[str], lineno: int) -> bool:
+    """Whether the comment right above line `lineno` (1-based; one comment, perhaps wrapped over several lines)
+    starts with `# Deferred (start-up): ` or `# Deferred (cycle): `."""
+    above = lineno - 2
+    while above >= 0 and lines[above].lstrip().startswith("#"):
+        if DEFERRED.match(lines[above]):
+            return True
+        above -= 1
+    return False
+
+
+def undeclared_deferred_imports(source: str) -> list[int]:
+    """The first lines of the function-level import blocks of `source` that import tfbert without the comment."""
+    lines = source.splitlines()
+    return [block[0].lineno for block in function_import_blocks(ast.parse(source))
+            if any(imports_tfbert(node) for node in block) and not says_why(lines, block[0].lineno)]
+
+
+def test_every_function_level_import_of_tfbert_says_why_it_is_deferred():
+    """A tfbert module imported inside a function is deferred for start-up time (the CLI imports no TensorFlow for
+    `--help`) or to break a cycle, and the line above its block says which: `# Deferred (start-up): <why>` or
+    `# Deferred (cycle): <why>`. Anything else is imported at the top of its module."""
+    paths = [path for path in sorted(PACKAGE.rglob("*.py"))
+             if not str(path.relative_to(PACKAGE.parent)).startswith(DEFERRED_ELSEWHERE)]
+    missing = [f"{path.relative_to(PACKAGE.parent)}:{line}" for path in paths
+               for line in undeclared_deferred_imports(path.read_text(encoding="utf-8"))]
+    assert not missing, f"{len(missing)} function-level imports without a `# Deferred (...)` comment: {missing}"
+
+
+def test_a_function_level_import_without_its_comment_is_found():
+    source = ("import json\n\n\ndef f():\n    import os\n\n    from tfbert import text\n\n\ndef g():\n"
+              "    # Deferred (start-up): TensorFlow\n    from tfbert import text\n    import tfbert.data\n"
+              "    if text:\n        from . import base\n    # Deferred (because): no such reason\n"
+              "    from tfbert.text import base\n    import numpy\n\n\ndef h():\n    # Deferred (cycle): a reason\n"
+              "    # wrapped over two lines\n    from tfbert import text\n"
+              "    # Deferred (cycle): above code, not the block\n"
+              "    text.f()\n    from tfbert import data\n")
+    blocks = function_import_blocks(ast.parse(source))
+    assert [[node.lineno for node in block] for block in blocks] == [[5, 7], [12, 13], [17, 18], [15], [24], [27]]
+    assert undeclared_deferred_imports(source) == [5, 17, 15, 27]

@@ -546,8 +546,8 @@ def signal_inputs(tiny, assets):
     import keras
 
     from tfbert.convert.to_huggingface import write_huggingface
-    from tfbert.tasks.models import SequenceRegressor
-    from tfbert.tasks.pretrained import load_pretrained_preprocessor
+    from tfbert.models.tasks import SequenceRegressor
+    from tfbert.finetuning.pretrained import load_pretrained_preprocessor
     from tfbert.text import load_tokenizer
 
     lines = [line for line in (tiny / "corpus.txt").read_text().splitlines() if line.strip()][:16]

@@ -56,7 +56,7 @@ _EXPORTS = by_module({
     "tfbert.convert:": ["convert"],
     # The families' classes come from their specs (`more=` below), as `tfbert.models` exports them.
     "tfbert.models": ["Encoder", "build_encoder", "PretrainingModel"],
-    "tfbert.tasks.models": ["MultipleChoice", "SentenceEmbedder", "SequenceClassifier", "SequenceRegressor",
+    "tfbert.models.tasks": ["MultipleChoice", "SentenceEmbedder", "SequenceClassifier", "SequenceRegressor",
                             "SiameseEmbedder", "SpanExtractor", "TokenClassifier"],
     "tfbert.text": ["load_tokenizer"],
     "tfbert.data.preprocessor": ["Preprocessor"],

@@ -15,9 +15,9 @@ from typing import Any, Callable, Mapping, Sequence
 class _LazyPackage(types.ModuleType):
     """A package whose exported names win over its submodules of the same name.
 
-    Importing `tfbert.tasks.finetune` (the module) sets the package's attribute `finetune`;
-    the package exports the function `finetune` under that name, as it did when it imported
-    everything eagerly, so such an assignment is skipped and the lazy export answers.
+    Importing a submodule sets the package's attribute of its name (importing a module `pkg.finetune`
+    sets `pkg.finetune`); where the package exports something else under that name (the function
+    `finetune`), such an assignment is skipped and the lazy export answers.
     """
 
     _lazy_exports: Mapping[str, str] = {}
@@ -42,7 +42,8 @@ def by_module(names_of: Mapping[str, Sequence[str]]) -> dict[str, str]:
 def family_exports() -> dict[str, str]:
     """The registered families' Keras classes as exports, `{name: "module:Class"}` (their specs' `keras_classes`),
     for `tfbert` and `tfbert.models`: the specs list them, no package does."""
-    from tfbert import architectures   # on first use: `import tfbert` reads no spec
+    # Deferred (start-up): `import tfbert` reads no family spec (the registry imports them all on first use)
+    from tfbert import architectures
 
     return architectures.family_classes()
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import yaml
 
+from tfbert import architectures
 from tfbert.architectures.configs import shipped_configs
 from tfbert.architectures.spec import ACTIVATIONS
 
@@ -323,8 +324,6 @@ class ModelConfig:
     pretraining: PretrainingDefaults | None = None
 
     def __post_init__(self) -> None:
-        from tfbert import architectures
-
         if not isinstance(self.description, str):
             _fail("description", self.description, "expected a line of text")
         if self.architecture not in architectures.names():
@@ -356,8 +355,6 @@ class ModelConfig:
     @property
     def spec(self) -> "ArchitectureSpec":
         """The `tfbert.architectures.ArchitectureSpec` of `architecture`; models read their family here."""
-        from tfbert import architectures
-
         return architectures.get(self.architecture)
 
     def to_dict(self) -> dict[str, Any]:
@@ -401,8 +398,6 @@ def _check_shared_embeddings(encoder: EncoderConfig, generator: EncoderConfig) -
 
 
 def _with_generator() -> list[str]:
-    from tfbert import architectures
-
     return [name for name in architectures.names() if architectures.get(name).generator]
 
 

@@ -38,12 +38,12 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "tfbert.models.objectives": ("RatioMetric",),
     "tfbert.models.pretraining": ("PretrainingModel",),
     "tfbert.models.relative": ("RelativePositions",),
-    "tfbert.tasks.models.classification": ("SequenceClassifier", "SequenceRegressor"),
-    "tfbert.tasks.models.embedding": ("EmbeddingDistiller", "SentenceEmbedder", "SiameseEmbedder"),
-    "tfbert.tasks.models.layers": ("MaskPadding", "MergeChoices", "Pooling", "SplitChoices"),
-    "tfbert.tasks.models.multiple_choice": ("MultipleChoice",),
-    "tfbert.tasks.models.question_answering": ("SpanExtractor",),
-    "tfbert.tasks.models.tagging": ("TokenClassifier",),
+    "tfbert.models.tasks.classification": ("SequenceClassifier", "SequenceRegressor"),
+    "tfbert.models.tasks.embedding": ("EmbeddingDistiller", "SentenceEmbedder", "SiameseEmbedder"),
+    "tfbert.models.tasks.layers": ("MaskPadding", "MergeChoices", "Pooling", "SplitChoices"),
+    "tfbert.models.tasks.multiple_choice": ("MultipleChoice",),
+    "tfbert.models.tasks.question_answering": ("SpanExtractor",),
+    "tfbert.models.tasks.tagging": ("TokenClassifier",),
     "tfbert.training.optimization": ("AdamWDense", "LambDense"),
     "tfbert.training.schedules": ("WarmupLinearDecay",),
 }
@@ -73,7 +73,8 @@ def family_classes(spec: Any) -> dict[str, tuple[str, ...]]:
 
 def classes() -> dict[str, tuple[str, ...]]:
     """Every class tfbert registers, by module: `CLASSES` and the registered families'."""
-    from tfbert import architectures   # here: `import tfbert` reads no spec
+    # Deferred (start-up): `import tfbert` reads no family spec (the registry imports them all on first use)
+    from tfbert import architectures
 
     table = dict(CLASSES)
     for name in architectures.names():
@@ -97,7 +98,8 @@ def _stand_ins(table: dict[str, tuple[str, ...]]) -> None:
 
 def _register() -> None:
     """The generic classes' stand-ins, and every family's, now and as each family registers."""
-    from tfbert import architectures   # here: `import tfbert` reads no spec
+    # Deferred (start-up): `import tfbert` reads no family spec (the registry imports them all on first use)
+    from tfbert import architectures
 
     _stand_ins(CLASSES)
     try:

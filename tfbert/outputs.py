@@ -36,8 +36,9 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
-from tfbert.artifacts.layout import CHECKPOINT_INDEX
 from tfbert import interrupts
+from tfbert.artifacts import folder_kind
+from tfbert.artifacts.layout import CHECKPOINT_INDEX
 from tfbert.output_lock import OutputBusy, OutputLock  # noqa: F401  (OutputBusy: importable from here)
 
 TEMPORARY_MARK = ".tfbert-tmp-"
@@ -81,8 +82,6 @@ def run_kind(path: str | Path) -> str | None:
     A quickstart work folder has its marker; a pretraining run is what `tfbert.artifacts.folder_kind`
     says is one (the manifest's kind, or the files of a run written before the manifest).
     """
-    from tfbert.artifacts import folder_kind
-
     path = Path(path)
     if not path.is_dir():
         return None
@@ -356,7 +355,7 @@ def beside_output(path: str | Path, names: tuple[str, ...], *, flag: str = "--ou
 
     Example:
         >>> from tfbert.convert.writing import save_converted
-        >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
+        >>> from tfbert.finetuning.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
         >>> encoder, tokenizer = load_pretrained_encoder("runs/bert"), load_pretrained_tokenizer("runs/bert")
         >>> with new_output("b/model.keras") as out, beside_output("b/model.keras", ("tokenizer",)):
         ...     save_converted(encoder, out, tokenizer)

@@ -15,7 +15,7 @@ import pytest
 import sentencepiece
 
 from tfbert.cli import main
-from tfbert.tasks.pretrained import load_pretrained_tokenizer
+from tfbert.finetuning.pretrained import load_pretrained_tokenizer
 
 from tf1_releases import TOLERANCE, close_on_real_tokens, padded_batch
 

@@ -14,7 +14,7 @@ import transformers
 
 from tfbert.cli import main
 from tfbert.convert.tf1 import read_release, release_tokenizer
-from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
+from tfbert.finetuning.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
 
 from tf1_releases import (albert_tensors, bert_tensors, close_on_real_tokens, electra_tensors, padded_batch,
                           write_checkpoint, write_json, write_vocab)

@@ -124,7 +124,7 @@ def _assert_close_on_tokens(ours, theirs, mask):
 
 @pytest.mark.parametrize("architecture", ["bert", "albert", "roberta", "xlmr"])
 def test_a_classifier_loads_as_sequence_classification_with_its_logits_and_labels(tmp_path, architecture):
-    from tfbert.tasks.models.classification import SequenceClassifier
+    from tfbert.models.tasks.classification import SequenceClassifier
 
     model = SequenceClassifier(Encoder(_encoder_config(architecture), name="encoder"), num_classes=3)
     ids, mask, segments = _batch(1)
@@ -139,7 +139,7 @@ def test_a_classifier_loads_as_sequence_classification_with_its_logits_and_label
 
 
 def test_an_architecture_the_target_cannot_hold_is_one_clear_error_and_nothing_is_written(tmp_path):
-    from tfbert.tasks.models.classification import SequenceClassifier
+    from tfbert.models.tasks.classification import SequenceClassifier
 
     model = SequenceClassifier(Encoder(_encoder_config("electra"), name="encoder"), num_classes=2)
     with pytest.raises(ValueError, match="ElectraForSequenceClassification has a classification head unlike"):
@@ -165,9 +165,9 @@ def test_the_real_minilm_checkpoint_is_written_back_with_every_weight_bit_for_bi
 
 
 def _task_model(kind, encoder):
-    from tfbert.tasks.models.multiple_choice import MultipleChoice
-    from tfbert.tasks.models.question_answering import SpanExtractor
-    from tfbert.tasks.models.tagging import TokenClassifier
+    from tfbert.models.tasks.multiple_choice import MultipleChoice
+    from tfbert.models.tasks.question_answering import SpanExtractor
+    from tfbert.models.tasks.tagging import TokenClassifier
 
     return {"tokens": lambda: TokenClassifier(encoder, num_tags=3), "span": lambda: SpanExtractor(encoder),
             "choice": lambda: MultipleChoice(encoder)}[kind]()

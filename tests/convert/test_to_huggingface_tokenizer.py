@@ -78,9 +78,9 @@ def test_a_sentence_embedder_model_dir_becomes_a_sentence_transformers_model(ass
     sentence_transformers = pytest.importorskip("sentence_transformers")
     from tfbert.config import EncoderConfig
     from tfbert.models.encoder import Encoder
-    from tfbert.tasks.embeddings import save_embedding_model
-    from tfbert.tasks.models.embedding import SentenceEmbedder
-    from tfbert.tasks.text_models import load_text_embedder
+    from tfbert.finetuning.embeddings import save_embedding_model
+    from tfbert.models.tasks.embedding import SentenceEmbedder
+    from tfbert.inference.text_models import load_text_embedder
 
     tokenizer = WordPieceTokenizer(assets("minilm/vocab.txt"))
     encoder = Encoder(EncoderConfig(vocab_size=tokenizer.vocabulary_size(), hidden_size=32, num_layers=2, num_heads=4,

@@ -78,7 +78,7 @@ def test_client_on_a_rest_server_gives_the_local_exports_records(exports, loaded
 
 def test_exported_embedder_runs_through_the_client_locally_and_on_a_server(exports, loaded):
     from tfbert.export.signatures import RestServer
-    from tfbert.tasks.text_models import SavedModelEmbedder
+    from tfbert.inference.text_models import SavedModelEmbedder
 
     local = SavedModelEmbedder(exports["embedding"], batch_size=2).embed(TEXTS)
     direct = loaded["embedding"].signatures["serving_default"](text=tf.constant(TEXTS))["embedding"].numpy()

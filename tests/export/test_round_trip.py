@@ -11,7 +11,7 @@ from conftest import (CHOICES, CONTEXTS, LABELS, MASKED, PAIRS, QUESTIONS, SEQUE
 
 from tfbert.tasks import (QAExample, TensorFlowTokenizer, decode_answers, encode_choices, encode_texts,
                           make_features)
-from tfbert.tasks.features import pad_rows
+from tfbert.finetuning.features import pad_rows
 
 TOLERANCE = 1e-5
 LONG_QUESTIONS = ["When did the museum open?", "Who painted the ceiling?"]

@@ -9,7 +9,7 @@ import tensorflow as tf
 
 from tfbert.config import load_config
 from tfbert.models.encoder import build_encoder
-from tfbert.tasks.models import SentenceEmbedder
+from tfbert.models.tasks import SentenceEmbedder
 
 NAMES = ("token_ids", "segment_ids", "padding_mask")
 

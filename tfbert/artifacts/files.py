@@ -280,6 +280,7 @@ def check_manifest_fields(manifest: Mapping[str, Any], path: Path, kinds: tuple[
 
 def check_encoder_config(config: Mapping[str, Any], path: Path, field: str) -> None:
     """An encoder config mapping as `tfbert.config.EncoderConfig` takes it (types and bounds)."""
+    # Deferred (start-up): `tfbert.config` imports PyYAML, kept out of `tfbert --help`
     from tfbert.config import EncoderConfig
 
     try:

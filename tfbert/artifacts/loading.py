@@ -12,8 +12,10 @@ from pathlib import Path
 
 import keras
 
+from tfbert import architectures
 from tfbert.artifacts.checkpoints import newest_checkpoint, restore_model_weights
 from tfbert.artifacts.layout import RUN_CONFIG_FILE
+from tfbert.config import load_config
 
 
 def newest_checkpoint_step(directory: str | Path) -> int | None:
@@ -27,9 +29,6 @@ def load_pretraining_run(directory: str | Path, family: str | None = None) -> ke
     """The pretraining model of the run in `directory` (the objectives its `config.yaml` records), restored
     from its newest checkpoint (either format, `tfbert.artifacts.checkpoints`); `FileNotFoundError` where it has
     none yet."""
-    from tfbert import architectures
-    from tfbert.config import load_config
-
     directory = Path(directory)
     checkpoint = newest_checkpoint(directory)
     if checkpoint is None:

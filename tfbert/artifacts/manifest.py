@@ -30,6 +30,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from tfbert import __version__
 from tfbert.artifacts.checks import FileContentError, json_object, one_of
 from tfbert.artifacts.files import check_manifest_fields
 from tfbert.artifacts.layout import MANIFEST_FILE
@@ -41,8 +42,6 @@ EXPORT_KINDS = ("export", "tflite-export")
 
 
 def _tfbert_version() -> str:
-    from tfbert import __version__
-
     return __version__
 
 

@@ -35,15 +35,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tfbert import architectures
+from tfbert.artifacts.checks import check_tokenizer_fits, inside
+from tfbert.artifacts.files import read_preprocessor_settings, read_task_file, read_tokenizer_settings
 from tfbert.artifacts.layout import (BEST_MODEL_FILE, CHECKPOINT_INDEX, CONVERTED_MODEL_FILE, ENCODER_FILE,
                                      ENCODER_FILES, HUGGINGFACE_CONFIG_FILE, KERAS_ARCHIVE_CONFIG_FILE, MANIFEST_FILE,
                                      PREPROCESSOR_FILE, RUN_CONFIG_FILE, SAVED_MODEL_EXTRA, TASK_FILE,
                                      TOKENIZER_FOLDER)
-from tfbert.artifacts.checks import check_tokenizer_fits, inside
-from tfbert.artifacts.files import read_preprocessor_settings, read_task_file, read_tokenizer_settings
 from tfbert.artifacts.manifest import read_manifest
 from tfbert.artifacts.saved_models import holds_saved_model, resolve_saved_model
 from tfbert.artifacts.sentence_transformers import read_sentence_transformers
+from tfbert.keras_classes import import_all
 
 if TYPE_CHECKING:
     import keras
@@ -89,6 +91,7 @@ class Artifact:
     @cached_property
     def tokenizer(self) -> "Tokenizer | None":
         """The `tfbert.text` tokenizer that goes with the model; None where it has none."""
+        # Deferred (start-up): `tfbert.text` imports TensorFlow, kept out of `tfbert --help`
         from tfbert.text import load_tokenizer
 
         if self.preprocessor_folder is not None:
@@ -96,10 +99,12 @@ class Artifact:
         if self.tokenizer_folder is not None:
             return load_tokenizer(self.tokenizer_folder)
         if self.kind == "tf1":
+            # Deferred (start-up): `tfbert.convert.tf1` imports Keras, kept out of `tfbert --help`
             from tfbert.convert.tf1 import read_release, release_tokenizer
 
             return release_tokenizer(read_release(self.path))
         if self.kind == "keras-hub":
+            # Deferred (start-up): `tfbert.convert.keras_hub` imports Keras, kept out of `tfbert --help`
             from tfbert.convert.keras_hub import preset_tokenizer, read_preset
 
             return preset_tokenizer(read_preset(self.path))
@@ -128,6 +133,7 @@ class Artifact:
         """The training step its weights come from: a pretraining run's newest checkpoint (read live, so a run
         still training or stopped by a signal says where it is), else the manifest's `provenance.step`."""
         if self.kind == "pretraining-run":
+            # Deferred (start-up): `tfbert.artifacts.loading` imports TensorFlow, kept out of `tfbert --help`
             from tfbert.artifacts.loading import newest_checkpoint_step
 
             newest = newest_checkpoint_step(self.path)
@@ -144,8 +150,6 @@ class Artifact:
         if self.preprocessor_folder is not None:
             return read_preprocessor_settings(self.preprocessor_folder)["packing_style"]
         if self.family is not None:
-            from tfbert import architectures
-
             return architectures.get(self.family).packing_style
         offset = (self.config or {}).get("position_offset")
         if offset is None:
@@ -160,6 +164,7 @@ class Artifact:
     def preprocessor_with(self, tokenizer: "Tokenizer | None" = None,
                           sequence_length: int | None = None) -> "Preprocessor":
         """`preprocessor` with `tokenizer` and/or `sequence_length` in place of the artifact's."""
+        # Deferred (start-up): `tfbert.data.preprocessor` imports TensorFlow, kept out of `tfbert --help`
         from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
 
         tokenizer = tokenizer if tokenizer is not None else self.require_tokenizer()
@@ -175,12 +180,14 @@ class Artifact:
     @property
     def has_checkpoint(self) -> bool:
         """Whether a pretraining run has a complete checkpoint to restore its heads from."""
+        # Deferred (start-up): `tfbert.artifacts.loading` imports TensorFlow, kept out of `tfbert --help`
         from tfbert.artifacts.loading import newest_checkpoint_step
 
         return self.kind == "pretraining-run" and newest_checkpoint_step(self.path) is not None
 
     def run_config(self) -> "ModelConfig":
         """A pretraining run's `config.yaml` (architecture, encoder, objectives); `ValueError` for other kinds."""
+        # Deferred (start-up): `tfbert.config` imports PyYAML, kept out of `tfbert --help`
         from tfbert.config import load_config
 
         if self.kind != "pretraining-run":
@@ -219,6 +226,7 @@ class Artifact:
             >>> open("runs/bert").with_tokenizer(grown, Path(".")).model_file
             PosixPath('encoder.keras')
         """
+        # Deferred (start-up): `tfbert.text.vocabulary_growth` imports TensorFlow, kept out of `tfbert --help`
         from tfbert.models.resize import resize_token_embeddings
         from tfbert.text.vocabulary_growth import check_extension, old_pieces_of_added_tokens
 
@@ -247,18 +255,22 @@ class Artifact:
         if self.model_file is not None:
             return _load_keras(self.model_file)
         if self.kind == "pretraining-run":
+            # Deferred (start-up): `tfbert.artifacts.loading` imports TensorFlow, kept out of `tfbert --help`
             from tfbert.artifacts.loading import load_pretraining_run
 
             return load_pretraining_run(self.path, self.family)
         if self.kind == "huggingface":
+            # Deferred (start-up): `tfbert.convert.huggingface` imports Keras, kept out of `tfbert --help`
             from tfbert.convert.huggingface import load_huggingface
 
             return _with_family(load_huggingface(self.path, heads=heads, dtype=dtype), self.family)
         if self.kind == "tf1":
+            # Deferred (start-up): `tfbert.convert.tf1` imports Keras, kept out of `tfbert --help`
             from tfbert.convert.tf1 import read_release
 
             return _with_family(read_release(self.path).build_model(heads=heads, dtype=dtype), self.family)
         if self.kind == "keras-hub":
+            # Deferred (start-up): `tfbert.convert.keras_hub` imports Keras, kept out of `tfbert --help`
             from tfbert.convert.keras_hub import read_preset
 
             return _with_family(read_preset(self.path).build_encoder(dtype=dtype), self.family)
@@ -266,6 +278,7 @@ class Artifact:
 
     def load_encoder(self, dtype: str | None = None) -> "Encoder":
         """The `Encoder` of the model, with its weights and its family recorded (`Encoder.architecture`)."""
+        # Deferred (start-up): `tfbert.models.encoder` imports Keras, kept out of `tfbert --help`
         from tfbert.models.encoder import Encoder
 
         if self.kind == "pretraining-run" and self.encoder_file is not None:
@@ -282,6 +295,7 @@ class Artifact:
 
 def _with_family(model, family: str | None):
     """Records `family` on the model's encoder, so a `.keras` file saved from it says what it is."""
+    # Deferred (start-up): `tfbert.models.encoder` imports Keras, kept out of `tfbert --help`
     from tfbert.models.encoder import Encoder
 
     encoder = model if isinstance(model, Encoder) else getattr(model, "encoder", None)
@@ -300,8 +314,6 @@ def _read_json(path: Path) -> Any:
 def _load_keras(path: Path) -> "keras.Model":
     import keras
 
-    from tfbert.keras_classes import import_all
-
     import_all()
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not a .keras model file (not a zip archive)")
@@ -318,6 +330,7 @@ def _load_keras(path: Path) -> "keras.Model":
 def _tokenizer_near(folder: Path) -> Path | None:
     """A tfbert tokenizer folder in or beside `folder` (up to two levels above, where old runs keep it),
     else `folder` itself where it holds Hugging Face tokenizer files."""
+    # Deferred (start-up): `tfbert.text.huggingface_folders` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.text.huggingface_folders import is_huggingface_tokenizer
     from tfbert.text.loading import is_tfbert_tokenizer
 
@@ -343,6 +356,7 @@ def _legacy_family(folder: Path) -> str | None:
         return read_preprocessor_settings(saved)["architecture"]
     for candidate in (folder, folder.parent, folder.parent.parent):
         if (candidate / RUN_CONFIG_FILE).is_file():
+            # Deferred (start-up): `tfbert.config` imports PyYAML, kept out of `tfbert --help`
             from tfbert.config import load_config
 
             return load_config(str(candidate / RUN_CONFIG_FILE)).architecture
@@ -350,8 +364,6 @@ def _legacy_family(folder: Path) -> str | None:
 
 
 def _huggingface_family(folder: Path) -> str | None:
-    from tfbert import architectures
-
     try:
         model_type = _read_json(folder / HUGGINGFACE_CONFIG_FILE).get("model_type")
         return architectures.with_format("huggingface", model_type).name
@@ -360,6 +372,7 @@ def _huggingface_family(folder: Path) -> str | None:
 
 
 def _model_config_of(model) -> tuple[str | None, dict | None]:
+    # Deferred (start-up): `tfbert.models.encoder` imports Keras, kept out of `tfbert --help`
     from tfbert.config import ModelConfig
     from tfbert.models.encoder import Encoder
 
@@ -466,6 +479,7 @@ def _saved_model(path: Path) -> Artifact:
 
 def _legacy_folder(path: Path) -> Artifact | None:
     """A folder a tfbert command wrote before the manifest, or None where it is not one."""
+    # Deferred (start-up): `tfbert.text.loading` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.text.loading import is_tfbert_tokenizer
 
     if (path / TASK_FILE).is_file() and (path / BEST_MODEL_FILE).is_file():
@@ -474,6 +488,7 @@ def _legacy_folder(path: Path) -> Artifact | None:
         return Artifact(path, "model-dir", "tfbert", _keras_family(path / BEST_MODEL_FILE) or _legacy_family(path),
                         None, task, None, path / BEST_MODEL_FILE, _preprocessor_near(path), _tokenizer_near(path))
     if (path / RUN_CONFIG_FILE).is_file() and (path / TOKENIZER_FOLDER).is_dir():
+        # Deferred (start-up): `tfbert.config` imports PyYAML, kept out of `tfbert --help`
         from tfbert.config import load_config
 
         config = load_config(str(path / RUN_CONFIG_FILE))
@@ -498,6 +513,7 @@ def _foreign_folder(path: Path) -> Artifact | None:
         return _huggingface_folder(path)
     if list(path.glob("*.index")) or list(path.glob("*/*.index")):
         return _tf1_release(path)
+    # Deferred (start-up): `tfbert.text.huggingface_folders` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.text.huggingface_folders import is_huggingface_tokenizer
 
     if is_huggingface_tokenizer(path):   # tokenizer files alone (vocab.txt, spiece.model, tokenizer.json, ...)
@@ -506,6 +522,7 @@ def _foreign_folder(path: Path) -> Artifact | None:
 
 
 def _keras_hub_preset(path: Path) -> Artifact:
+    # Deferred (start-up): `tfbert.convert.keras_hub` imports Keras, kept out of `tfbert --help`
     from tfbert.convert.keras_hub import read_preset
 
     preset = read_preset(path)
@@ -513,6 +530,7 @@ def _keras_hub_preset(path: Path) -> Artifact:
 
 
 def _tf1_release(path: Path) -> Artifact:
+    # Deferred (start-up): `tfbert.convert.tf1` imports Keras, kept out of `tfbert --help`
     from tfbert.convert.tf1 import read_release
 
     release = read_release(path)
@@ -520,6 +538,7 @@ def _tf1_release(path: Path) -> Artifact:
 
 
 def _huggingface_folder(path: Path) -> Artifact:
+    # Deferred (start-up): `tfbert.text.huggingface_folders` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.convert.huggingface import read_folder_config
     from tfbert.text.huggingface_folders import is_huggingface_tokenizer
 

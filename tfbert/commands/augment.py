@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import argparse
 
-from tfbert.commands import flag_types
+from tfbert import artifacts
+from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.outputs import new_output
 
 SAMPLERS = ("random", "bm25", "embedding-neighbours")
 
 
 def sample_pairs(args: argparse.Namespace, sentences: list[str]):
-    from tfbert.tasks import load_text_embedder
-    from tfbert.tasks.silver import bm25_pairs, neighbour_pairs, random_pairs
+    # Deferred (start-up): `tfbert.data.silver` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.inference.text_models import load_text_embedder
+    from tfbert.data.silver import bm25_pairs, neighbour_pairs, random_pairs
 
     if args.pairs == "random":
         return random_pairs(args.count or args.neighbours * len(sentences), len(sentences), args.seed)
@@ -34,18 +37,15 @@ def _clip(scores, args: argparse.Namespace):
     """Scores clipped to the cross-encoder's training range (its task.json), so silver stays on the gold scale."""
     import numpy as np
 
-    from tfbert import artifacts
-
     low_high = artifacts.open(args.cross_encoder).task.get("score_range")
     return np.clip(scores, *low_high) if low_high else scores
 
 
 def run(args: argparse.Namespace) -> None:
-    from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
-
     import_tensorflow_quietly()
-    from tfbert.tasks import load_cross_encoder
-    from tfbert.tasks.silver import pair_texts, read_sentences, write_silver
+    # Deferred (start-up): `tfbert.data.silver` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.inference.text_models import load_cross_encoder
+    from tfbert.data.silver import pair_texts, read_sentences, write_silver
 
     try:
         with new_output(args.output, overwrite=args.overwrite) as output:   # refused before the models load
@@ -63,8 +63,6 @@ def run(args: argparse.Namespace) -> None:
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
-    from tfbert.commands import add_command, add_overwrite_argument
-
     parser = add_command(
         commands, "augment", "silver STS pairs labelled by a cross-encoder (Augmented SBERT)",
         "Sample pairs of sentences (random, BM25 lexical neighbours, or nearest neighbours by a bi-encoder's "

@@ -20,6 +20,7 @@ import re
 import sys
 from typing import Sequence
 
+from tfbert.accelerators import resolve_backend
 from tfbert.commands import flag_types
 from tfbert.commands.errors import CommandError
 
@@ -60,8 +61,6 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
 
 def select_backend(args: argparse.Namespace, argv: Sequence[str] | None, exiting: bool) -> None:
     """Resolves `args.backend` and loads Keras on it (`KERAS_BACKEND`), or reruns the program (see the module)."""
-    from tfbert.accelerators import resolve_backend
-
     try:
         backend = resolve_backend(args.backend)
     except ValueError as error:

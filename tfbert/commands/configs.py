@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from tfbert import architectures
 from tfbert.commands import add_command
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
@@ -11,6 +12,7 @@ from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 def run(args: argparse.Namespace) -> None:
     """Prints one row per shipped config (of `--architecture`, when given)."""
     import_tensorflow_quietly()
+    # Deferred (start-up): `tfbert.config` imports PyYAML, kept out of `tfbert --help`
     from tfbert.config import available_configs, load_config
     from tfbert.models.parameters import count_encoder_parameters
 
@@ -30,8 +32,6 @@ def run(args: argparse.Namespace) -> None:
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `configs` subcommand to `tfbert`'s subparsers."""
-    from tfbert import architectures
-
     parser = add_command(
         commands, "configs", "list the shipped configs with their encoders' parameter counts",
         "List the configs the registered families ship (names for --config; each family's in its package, an "

@@ -6,6 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
+from tfbert import architectures, artifacts
+from tfbert.artifacts import preprocessor_fields, source_fields, write_manifest
+from tfbert.artifacts.layout import HUGGINGFACE_CONFIG_FILE, MANIFEST_FILE, TOKENIZER_FOLDER
 from tfbert.commands import add_command, add_overwrite_argument
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
@@ -16,15 +19,14 @@ def _read_source(args: argparse.Namespace):
     """The checkpoint (`tfbert.artifacts.open`), its tokenizer (read first: a damaged tokenizer file is refused
     before the weights load) and its model: a sentence-transformers folder as a `SentenceEmbedder` with its pooling
     and normalisation, so the `.keras` file keeps them."""
-    from tfbert import artifacts
-
     artifact = artifacts.open_as(args.checkpoint, args.source)
     tokenizer = _tokenizer_of(args, artifact)
     if args.heads and artifact.kind == "keras-hub":
         raise CommandError("keras-hub presets hold a backbone without heads; convert without --heads")
     model = artifact.load_model(heads=args.heads)
     if artifact.task.get("task") == "embedding" and not args.heads:
-        from tfbert.tasks.models import SentenceEmbedder
+        # Deferred (start-up): `tfbert.models.tasks` imports Keras, kept out of `tfbert --help`
+        from tfbert.models.tasks import SentenceEmbedder
 
         model = SentenceEmbedder(model, pooling=artifact.task["pooling"], normalize=artifact.task["normalize"])
     return artifact, tokenizer, model
@@ -32,6 +34,7 @@ def _read_source(args: argparse.Namespace):
 
 def _tokenizer_of(args: argparse.Namespace, artifact):
     if artifact.kind == "tf1":
+        # Deferred (start-up): `tfbert.convert.tf1` imports Keras, kept out of `tfbert --help`
         from tfbert.convert.tf1 import read_release, release_tokenizer
 
         return release_tokenizer(read_release(args.checkpoint), args.lowercase)
@@ -46,8 +49,7 @@ TO_HUGGINGFACE = "to-huggingface"
 
 def _to_huggingface(args: argparse.Namespace) -> None:
     """Reads a tfbert model (`.keras`, fine-tuning model dir, pretraining run) and writes it as a Hugging Face folder."""
-    from tfbert import architectures
-    from tfbert.artifacts.layout import HUGGINGFACE_CONFIG_FILE
+    # Deferred (start-up): `tfbert.text` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.convert.to_huggingface import read_tfbert_source, write_huggingface
     from tfbert.text import load_tokenizer
 
@@ -78,8 +80,6 @@ def _write_manifest(args: argparse.Namespace, artifact, model, tokenizer) -> Non
     """`tfbert.json` beside the `.keras` file: kind, family, config, tokenizer, packing, pooling, source."""
     from pathlib import Path
 
-    from tfbert.artifacts import preprocessor_fields, source_fields, write_manifest
-
     output = Path(args.output)
     preprocessor = None
     if tokenizer is not None:
@@ -93,7 +93,7 @@ def _write_manifest(args: argparse.Namespace, artifact, model, tokenizer) -> Non
 def run(args: argparse.Namespace) -> None:
     """Reads the checkpoint (with its heads on `--heads`), then writes the model and its tokenizer, each complete."""
     import_tensorflow_quietly()
-    from tfbert.artifacts.layout import MANIFEST_FILE, TOKENIZER_FOLDER
+    # Deferred (start-up): `tfbert.convert.writing` imports Keras, kept out of `tfbert --help`
     from tfbert.convert.writing import save_converted
 
     if args.source == TO_HUGGINGFACE:
@@ -122,8 +122,6 @@ def run(args: argparse.Namespace) -> None:
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `convert` subcommand to `tfbert`'s subparsers."""
-    from tfbert import architectures
-
     def families(format_name: str) -> str:
         return ", ".join(name for name in architectures.names() if format_name in architectures.get(name).formats)
 

@@ -11,10 +11,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from tfbert.commands import flag_types
+from tfbert import artifacts
+from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.backend_flag import add_backend_arguments
 from tfbert.commands.errors import CommandError
+from tfbert.commands.finetune import find_tokenizer
 from tfbert.commands.jit_flag import FINETUNE_AUTO_JIT, add_jit_compile_argument
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.outputs import new_output
 from tfbert.training.settings import TrainingSettings
 
@@ -23,7 +26,8 @@ DEFAULT_EVAL_PAIRS = 1000
 
 def _split(args: argparse.Namespace):
     """Training and evaluation pairs: --eval's, else the last pairs of --parallel (at most 1000, a tenth)."""
-    from tfbert.tasks.distillation import read_parallel
+    # Deferred (start-up): `tfbert.finetuning.distillation` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.finetuning.distillation import read_parallel
 
     sources, targets = read_parallel(args.parallel)
     if args.eval:
@@ -37,9 +41,6 @@ def _split(args: argparse.Namespace):
 def _student(args: argparse.Namespace):
     """The opened student (`tfbert.artifacts.open`, once), its tokenizer and pooling (a model dir or a
     sentence-transformers folder keeps its own)."""
-    from tfbert import artifacts
-    from tfbert.commands.finetune import find_tokenizer
-
     student = Path(args.student)
     if not student.exists():
         raise CommandError(f"student {args.student!r} does not exist")
@@ -49,12 +50,11 @@ def _student(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> None:
-    from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
-
     import_tensorflow_quietly()
-    from tfbert.tasks import load_text_embedder
-    from tfbert.tasks.distillation import distill, vocabulary_coverage
-    from tfbert.tasks.model_dir import write_model_dir_manifest
+    # Deferred (start-up): `tfbert.finetuning.distillation` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.inference.text_models import load_text_embedder
+    from tfbert.finetuning.distillation import distill, vocabulary_coverage
+    from tfbert.finetuning.model_dir import write_model_dir_manifest
 
     try:
         with new_output(args.model_dir, flag="--model-dir", overwrite=args.overwrite) as model_dir:
@@ -79,8 +79,6 @@ def run(args: argparse.Namespace) -> None:
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
-    from tfbert.commands import add_command, add_overwrite_argument
-
     parser = add_command(
         commands, "distill", "multilingual distillation: a student learns a teacher's sentence embeddings",
         "Multilingual knowledge distillation (Reimers & Gurevych 2020): the student learns to give a source sentence "

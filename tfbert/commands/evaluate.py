@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from tfbert.commands import flag_types
+from tfbert.commands import add_command, flag_types
 from tfbert.commands.errors import CommandError
+from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 
 SCORERS = {False: "cosine of the embeddings", True: "cross-encoder score"}
 
@@ -29,6 +30,7 @@ def _correlation(value: float | None) -> str:
 
 
 def _scores(model, pairs, cross_encoder: bool):
+    # Deferred (start-up): `tfbert.metrics` imports Keras, kept out of `tfbert --help`
     from tfbert.metrics import paired_cosine
 
     if cross_encoder:
@@ -40,10 +42,11 @@ def _scores(model, pairs, cross_encoder: bool):
 
 def evaluate_files(model, paths: list[str], cross_encoder: bool, format: str | None = None) -> list[dict]:
     """One row per file: its format, pair count, and the Pearson and Spearman correlation of the scores."""
+    # Deferred (start-up): `tfbert.data.sentence_pairs` imports TensorFlow, kept out of `tfbert --help`
     import numpy as np
 
     from tfbert.metrics import sts_correlations
-    from tfbert.tasks import read_sentence_pairs
+    from tfbert.data.sentence_pairs import read_sentence_pairs
 
     rows = []
     for path in paths:
@@ -63,10 +66,9 @@ def evaluate_files(model, paths: list[str], cross_encoder: bool, format: str | N
 
 
 def run(args: argparse.Namespace) -> None:
-    from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
-
     import_tensorflow_quietly()
-    from tfbert.tasks import load_cross_encoder, load_text_embedder
+    # Deferred (start-up): `tfbert.inference.text_models` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.inference.text_models import load_cross_encoder, load_text_embedder
 
     options = {"max_length": args.max_length, "tokenizer": args.tokenizer, "batch_size": args.batch_size}
     try:
@@ -83,8 +85,6 @@ def run(args: argparse.Namespace) -> None:
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
-    from tfbert.commands import add_command
-
     parser = add_command(
         commands, "evaluate", "evaluate a model on STS files (Pearson, Spearman)",
         "Score every pair of each STS file with the cosine of MODEL's sentence embeddings (or, with --cross-encoder, "

@@ -17,6 +17,7 @@ import os
 import zipfile
 from typing import TYPE_CHECKING
 
+from tfbert import artifacts
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.precision_flag import add_precision_argument, show_precision_choice
@@ -54,9 +55,9 @@ def _check_tflite_options(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> None:
     """`tfbert export`: check the arguments, then `export_saved_model` (and `export_hub_pair`) or `export_tflite`."""
     import_tensorflow_quietly()
+    # Deferred (start-up): `tfbert.export.saved_model` imports TensorFlow, kept out of `tfbert --help`
     import tensorflow as tf
 
-    from tfbert import artifacts
     from tfbert.distribute.precision import apply_precision, pick_precision
     from tfbert.export.saved_model import check_version_free, export_hub_pair, export_saved_model
 
@@ -108,6 +109,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def _export_tflite(args: argparse.Namespace, source: "Artifact", labels: list[str] | None, pair: bool) -> None:
+    # Deferred (start-up): `tfbert.export.tflite` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.export.tflite import export_tflite
 
     try:

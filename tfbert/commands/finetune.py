@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tfbert import artifacts
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.backend_flag import add_backend_arguments
 from tfbert.commands.errors import CommandError
@@ -37,6 +38,7 @@ class FinetuneInputError(ValueError):
 
 def find_tokenizer(pretrained: "Artifact", tokenizer: str | None) -> "Tokenizer":
     """The tokenizer given, else the one that goes with the opened pretrained model (`Artifact.require_tokenizer`)."""
+    # Deferred (start-up): `tfbert.text` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.text import load_tokenizer
 
     if tokenizer:
@@ -48,13 +50,15 @@ def find_tokenizer(pretrained: "Artifact", tokenizer: str | None) -> "Tokenizer"
 
 
 def _read_files(paths, read) -> list:
-    from tfbert.tasks import read_text_examples
+    # Deferred (start-up): `tfbert.data.text_examples` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.data.text_examples import read_text_examples
 
     return [(str(path), read_text_examples(path, **read)) for path in paths]
 
 
 def _joined(files):
-    from tfbert.tasks import TextExamples
+    # Deferred (start-up): `tfbert.data.text_examples` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.data.text_examples import TextExamples
 
     parts = [examples for _, examples in files]
     if len(parts) == 1:
@@ -76,8 +80,9 @@ def _declared_classes(args: argparse.Namespace) -> int | None:
 
 def _examples(args: argparse.Namespace, decoder):
     """Training and evaluation examples, whether they are scores, the metric and the class count (None: GLUE's)."""
-    from tfbert.tasks import GLUE_TASKS, load_glue
-    from tfbert.tasks.label_checks import check_class_labels
+    # Deferred (start-up): `tfbert.data.text_examples` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.data.text_examples import GLUE_TASKS, load_glue
+    from tfbert.finetuning.label_checks import check_class_labels
 
     if args.glue:
         if args.glue not in GLUE_TASKS:
@@ -112,7 +117,7 @@ def finetune_from_arguments(args: argparse.Namespace) -> dict:
     """Fine-tunes, keeps the best epoch in `model_dir/best.keras`, and writes the preprocessor (`preprocessor.json`,
     `tokenizer/`) and `task.json` beside it. The pretrained model is opened once (`tfbert.artifacts.open`) and
     that `Artifact` is handed down."""
-    from tfbert import artifacts
+    # Deferred (start-up): `tfbert.data.text_decoding` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.data.text_decoding import LineDecoder
 
     _check_files(args)
@@ -138,9 +143,12 @@ def _run_classification(args: argparse.Namespace, source: "Artifact", pretrained
                         model_dir: str) -> dict:
     """Classification or regression of `args` on `examples` (`_examples`), from the encoder of `pretrained` (`source`
     itself, or its encoder grown for the tokenizer)."""
-    from tfbert.tasks import (SequenceClassifier, SequenceRegressor, classification_evaluator, encode_texts, finetune,
-                              regression_evaluator)
-    from tfbert.tasks.model_dir import write_task
+    # Deferred (start-up): `tfbert.finetuning.evaluation` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.finetuning.evaluation import classification_evaluator, regression_evaluator
+    from tfbert.finetuning.features import encode_texts
+    from tfbert.finetuning.finetune import finetune
+    from tfbert.models.tasks import SequenceClassifier, SequenceRegressor
+    from tfbert.finetuning.model_dir import write_task
 
     train, evaluation, regression, metric, num_classes = examples
     label_names = None if args.glue else args.label_names
@@ -173,9 +181,11 @@ def _run_classification(args: argparse.Namespace, source: "Artifact", pretrained
 
 def _run_embedding(args: argparse.Namespace, source: "Artifact", pretrained: "Artifact", preprocessor,
                    model_dir: str) -> dict:
-    """`--task embedding`: Sentence-BERT on sentence-pair files (see `tfbert.tasks.embeddings`)."""
-    from tfbert.tasks import combine_pairs, read_sentence_pairs, train_sentence_embedder
-    from tfbert.tasks.model_dir import write_model_dir_manifest
+    """`--task embedding`: Sentence-BERT on sentence-pair files (see `tfbert.finetuning.embeddings`)."""
+    # Deferred (start-up): `tfbert.data.sentence_pairs` imports TensorFlow, kept out of `tfbert --help`
+    from tfbert.data.sentence_pairs import combine_pairs, read_sentence_pairs
+    from tfbert.finetuning.embeddings import train_sentence_embedder
+    from tfbert.finetuning.model_dir import write_model_dir_manifest
 
     train = combine_pairs([read_sentence_pairs(path, args.format) for path in args.train])
     evaluation = read_sentence_pairs(args.eval, args.format)

@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 
-from tfbert import accelerators
+import tfbert
+from tfbert import accelerators, architectures
 from tfbert.commands import add_command
 from tfbert.commands.errors import CommandError, one_line
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+from tfbert.distribute.peaks import (PEAKS_VARIABLE, cpu_bf16_flags, describe_cpu_bf16, measure_jax_peaks,
+                                     measure_matmul_peaks, peaks_from_environment)
+from tfbert.distribute.precision import pick_precision
 
 
 def run(args: argparse.Namespace) -> None:
@@ -22,12 +26,11 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(f"TensorFlow cannot start in this environment: {tensorflow_sighting.problem}; "
                            f"install a route ({accelerators.ROUTES_SECTION})")
     import_tensorflow_quietly()
+    # Deferred (start-up): `tfbert.distribute`'s strategies import TensorFlow, kept out of `tfbert --help`
     import keras
     import tensorflow as tf
     import tensorflow_text
 
-    import tfbert
-    from tfbert import architectures
     from tfbert.distribute import describe_strategy, resolve_strategy
 
     print(f"tfbert {tfbert.__version__}, TensorFlow {tf.__version__}, TF-Text {tensorflow_text.__version__}, "
@@ -57,10 +60,6 @@ def _jax_version() -> str:
 def show_peaks_and_precision(strategy) -> None:
     """Prints the matmul peaks (measured with TensorFlow, and JAX where installed; or stated by
     `TFBERT_MATMUL_PEAKS`), the CPU's bfloat16 instructions and what `--precision auto` picks."""
-    from tfbert.distribute.peaks import (PEAKS_VARIABLE, cpu_bf16_flags, describe_cpu_bf16, measure_jax_peaks,
-                                         measure_matmul_peaks, peaks_from_environment)
-    from tfbert.distribute.precision import pick_precision
-
     stated = peaks_from_environment()
     if stated is not None:
         print(f"matmul peak (stated by {PEAKS_VARIABLE}, not measured): {stated.describe()}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 JIT_COMPILE_VALUES = {"auto": "auto", "on": True, "off": False}
-# What `tfbert.tasks.finetune` does by default: a few epochs on a CPU gain less than the compile costs.
+# What `tfbert.finetuning.finetune` does by default: a few epochs on a CPU gain less than the compile costs.
 FINETUNE_AUTO_JIT = "off: on a CPU, compiling costs more than a few epochs gain"
 
 

@@ -35,7 +35,9 @@ from typing import Callable
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
+from tfbert.export.client import predict_texts
 from tfbert.outputs import QUICKSTART_MARKER, run_folder
+from tfbert.training.settings import TrainingSettings
 
 # TensorFlow is imported inside the functions, so `tfbert --help` stays instant.
 
@@ -111,16 +113,15 @@ def _five_steps(output_dir: Path, work_dir: Path, settings: QuickstartSettings, 
         clock = now
         return seconds[name]
 
+    # Deferred (start-up): `tfbert.corpus` imports TensorFlow, kept out of `tfbert --help`
     import tensorflow as tf
 
     import tfbert.corpus
     from tfbert.config import load_config
-    from tfbert.export.client import predict_texts
     from tfbert.export.saved_model import export_saved_model
     from tfbert.models.parameters import count_encoder_parameters
     from tfbert.text.vocab_training import train_sentencepiece
     from tfbert.training.pretraining import config_for_tokenizer, documents_from, pretrain, pretraining_examples
-    from tfbert.training.settings import TrainingSettings
 
     train_path, held_out_path = tfbert.corpus.write_held_out_split(tfbert.corpus.chapters(), work_dir / "data",
                                                                    every=settings.held_out_every)

@@ -9,6 +9,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from tfbert.artifacts import preprocessor_fields, write_manifest
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.errors import CommandError
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
@@ -19,6 +20,7 @@ def _train_files(args: argparse.Namespace, work_dir: str) -> list[str]:
     """The corpus files, or their morpheme split (`--pre-tokenize mecab`) written under `work_dir`."""
     if args.pre_tokenize is None:
         return args.data
+    # Deferred (start-up): `tfbert.text.morphemes` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.text import morphemes, vocab_training
 
     try:
@@ -32,6 +34,7 @@ def _train_files(args: argparse.Namespace, work_dir: str) -> list[str]:
 def run_train(args: argparse.Namespace) -> None:
     """Checks the corpus and output, trains the tokenizer and writes it to `--output`."""
     import_tensorflow_quietly()
+    # Deferred (start-up): `tfbert.data.input_checks` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.data.input_checks import check_text_file
     from tfbert.text import vocab_training
 
@@ -66,6 +69,7 @@ def run_train(args: argparse.Namespace) -> None:
 
 
 def _load(path: str):
+    # Deferred (start-up): `tfbert.text` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.text import load_tokenizer
 
     try:
@@ -76,8 +80,6 @@ def _load(path: str):
 
 def _write_manifest(folder, tokenizer, source: str, command: str) -> None:
     """`tfbert.json`: a vocabulary, its tokenizer class, casing and size, and what it was made from."""
-    from tfbert.artifacts import preprocessor_fields, write_manifest
-
     write_manifest(folder, "vocab", preprocessor=preprocessor_fields(tokenizer=tokenizer), source=source,
                    command=command)
 
@@ -85,6 +87,7 @@ def _write_manifest(folder, tokenizer, source: str, command: str) -> None:
 def run_add(args: argparse.Namespace) -> None:
     """Adds the words of `--tokens` to a copy of TOKENIZER written to `--output`."""
     import_tensorflow_quietly()
+    # Deferred (start-up): `tfbert.text.vocab_insertion` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.text import vocab_insertion
 
     check_free(args.output, flag="--output", overwrite=args.overwrite)
@@ -115,6 +118,7 @@ def run_add(args: argparse.Namespace) -> None:
 def run_stats(args: argparse.Namespace) -> None:
     """Prints the unknown-piece rate, pieces per word and coverage of TOKENIZER on `--data`."""
     import_tensorflow_quietly()
+    # Deferred (start-up): `tfbert.text.vocab_stats` imports TensorFlow, kept out of `tfbert --help`
     from tfbert.text import vocab_stats
 
     tokenizer = _load(args.tokenizer)

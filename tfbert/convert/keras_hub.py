@@ -26,10 +26,10 @@ import numpy as np
 
 from tfbert import architectures
 from tfbert.architectures import ArchitectureSpec
-from tfbert.config import EncoderConfig, ModelConfig
 from tfbert.artifacts.layout import KERAS_HUB_CONFIG_FILE as CONFIG_FILE
 from tfbert.artifacts.layout import KERAS_HUB_TOKENIZER_FILE as TOKENIZER_CONFIG_FILE
 from tfbert.artifacts.layout import TOKENIZER_FOLDER
+from tfbert.config import EncoderConfig, ModelConfig
 from tfbert.convert import weights
 from tfbert.models.encoder import Encoder
 
@@ -134,6 +134,7 @@ def preset_tokenizer(preset: KerasHubPreset):
     tokenize as keras-hub's do. XLM-R's keras-hub tokenizer shifts the SentencePiece ids
     (fairseq's layout), which tfbert's SentencePiece tokenizer does not: None.
     """
+    # Deferred (start-up): `tfbert.text` imports TensorFlow; reading a preset's config and weights needs only Keras
     from tfbert.text import BytePairTokenizer, SentencePieceTokenizer, WordPieceTokenizer
 
     files = [preset.folder / TOKENIZER_ASSETS / name for name in VOCABULARY_FILES[preset.spec.tokenizer]]

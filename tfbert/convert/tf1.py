@@ -258,6 +258,7 @@ def release_tokenizer(release: TF1Release, lowercase: bool | None = None):
     needs it. Raises `FileNotFoundError` for a missing vocabulary and `ValueError` for one larger
     than the model's embedding table.
     """
+    # Deferred (start-up): `tfbert.text` imports TensorFlow; reading a release's config and weights needs only Keras
     from tfbert.text import SentencePieceTokenizer, WordPieceTokenizer
 
     kind = release.spec.tokenizer

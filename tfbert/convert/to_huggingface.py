@@ -37,17 +37,20 @@ from typing import Any, Iterable, Sequence
 import keras
 import numpy as np
 
-from tfbert.artifacts.checks import check_tokenizer_fits
-from tfbert.artifacts.layout import HUGGINGFACE_CONFIG_FILE as CONFIG_FILE
-from tfbert import architectures
+from tfbert import architectures, artifacts
 from tfbert.architectures import HuggingFaceFormat
 from tfbert.architectures.spec import Assignment
+from tfbert.artifacts.checks import check_tokenizer_fits
+from tfbert.artifacts.layout import HUGGINGFACE_CONFIG_FILE as CONFIG_FILE
 from tfbert.artifacts.sentence_transformers import (DEFAULT_MAX_SEQ_LENGTH, SentenceTransformersLayout,
                                                     write_sentence_transformers)
 from tfbert.config import EncoderConfig
 from tfbert.convert.weights import dense as weights_dense
 from tfbert.convert.weights import export_weights
 from tfbert.models.encoder import Encoder
+from tfbert.models.family import FamilyPretrainingModel
+from tfbert.models.tasks.classification import SequenceClassifier, SequenceRegressor
+from tfbert.models.tasks.embedding import SentenceEmbedder
 
 FORMAT = "huggingface"
 WEIGHTS_FILE = "model.safetensors"
@@ -109,8 +112,6 @@ def _labels(num_labels: int, label_names: Sequence[str] | None) -> dict[str, Any
 
 def _classifier_checkpoint(model: keras.Model, spec, entry: HuggingFaceFormat,
                            label_names: Sequence[str] | None) -> Checkpoint:
-    from tfbert.tasks.models.classification import SequenceClassifier
-
     if entry.classifier_weights is None:
         raise ValueError(f"Hugging Face's {entry.class_prefix}ForSequenceClassification has a classification head "
                          f"unlike tfbert's dense layer; {spec.name} classifiers cannot be written")
@@ -155,10 +156,6 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
         >>> [checkpoint.config["architectures"] for checkpoint in huggingface_checkpoints(electra, "electra")]   # an ElectraPretrainingModel  # doctest: +SKIP
         [['ElectraForPreTraining'], ['ElectraForMaskedLM']]
     """
-    from tfbert.models.family import FamilyPretrainingModel
-    from tfbert.tasks.models.classification import SequenceClassifier, SequenceRegressor
-    from tfbert.tasks.models.embedding import SentenceEmbedder
-
     spec = architectures.get(architecture)
     entry = spec.format(FORMAT)
     if not entry.class_prefix:
@@ -182,6 +179,7 @@ def huggingface_checkpoints(model: keras.Model, architecture: str,
 
 
 def _write_checkpoint(checkpoint: Checkpoint, folder: Path, tokenizer, packing_style: str, max_length: int) -> None:
+    # Deferred (start-up): the tokenizer writer imports TensorFlow; `huggingface_checkpoints` needs only Keras
     from safetensors.numpy import save_file
 
     from tfbert.convert.huggingface_tokenizer import write_huggingface_tokenizer
@@ -205,7 +203,7 @@ def write_huggingface(model: keras.Model, folder: str | Path, architecture: str,
     model). `max_length` is a sentence embedder's `max_seq_length` (default 128).
 
     Example:
-        >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
+        >>> from tfbert.finetuning.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
         >>> write_huggingface(load_pretrained_encoder("runs/bert"), "hf/bert", "bert", load_pretrained_tokenizer("runs/bert"))
         [PosixPath('hf/bert')]
     """
@@ -257,9 +255,6 @@ def read_tfbert_source(source: str | Path, tokenizer=None) -> TfbertSource:
         >>> read_tfbert_source("runs/sst2").label_names
         ['negative', 'positive']
     """
-    from tfbert import artifacts
-    from tfbert.tasks.models.embedding import SentenceEmbedder
-
     artifact = artifacts.open(source)
     if artifact.kind in artifacts.EXPORT_KINDS:
         origin = ((artifact.manifest or {}).get("provenance") or {}).get("source") or "the model it was exported from"

@@ -10,7 +10,7 @@ dense kernels as `[out, in]` (`name.weight`, transposed here), TensorFlow as `[i
 (`[in, heads, size]`, `[heads, size, out]`). Only NumPy is imported here.
 
 Example:
-    >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+    >>> from tfbert.finetuning.pretrained import load_pretrained_encoder
     >>> encoder = load_pretrained_encoder("runs/bert")
     >>> [(variable.path, names) for variable, names, _ in dense(encoder.get_layer("pooler"), "bert.pooler.dense")]
     [('pooler/kernel', ('bert.pooler.dense.weight',)), ('pooler/bias', ('bert.pooler.dense.bias',))]
@@ -250,7 +250,7 @@ class EncoderNames:
 
     Example:
         >>> from tfbert.families.bert import formats as bert
-        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> from tfbert.finetuning.pretrained import load_pretrained_encoder
         >>> encoder = load_pretrained_encoder("runs/bert")
         >>> [names for _, names, _ in bert.TF1_NAMES(encoder, "bert/")][-1]
         ('bert/pooler/dense/bias',)
@@ -342,7 +342,7 @@ def copy_weights(assignments: Iterable[Assignment], tensors: Mapping[str, np.nda
     Example:
         >>> from safetensors.numpy import load_file
         >>> from tfbert.families.bert import formats as bert
-        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> from tfbert.finetuning.pretrained import load_pretrained_encoder
         >>> encoder = load_pretrained_encoder("all-MiniLM-L6-v2/")
         >>> state = load_file("all-MiniLM-L6-v2/model.safetensors")
         >>> used = copy_weights(bert.HUGGINGFACE_NAMES(encoder, ""), state, "checkpoint minilm/", "config.json")
@@ -395,7 +395,7 @@ def export_weights(assignments: Iterable[Assignment], dtype: Any = None) -> dict
 
     Example:
         >>> from tfbert.families.bert import formats as bert
-        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> from tfbert.finetuning.pretrained import load_pretrained_encoder
         >>> encoder = load_pretrained_encoder("runs/bert")
         >>> export_weights(bert.HUGGINGFACE_NAMES(encoder, "bert."))["bert.pooler.dense.weight"].shape
         (128, 128)

@@ -6,7 +6,7 @@ complete: first the tokenizer folder (`tokenizer/` beside the `.keras` file, whe
 failure the temporary files are removed and nothing is left at the output names.
 
 Example:
-    >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
+    >>> from tfbert.finetuning.pretrained import load_pretrained_encoder, load_pretrained_tokenizer
     >>> model, tokenizer = load_pretrained_encoder("runs/bert"), load_pretrained_tokenizer("runs/bert")
     >>> save_converted(model, Path("bert/model.keras"), tokenizer)   # writes bert/model.keras too
     PosixPath('bert/tokenizer')

@@ -28,10 +28,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from tfbert.artifacts.layout import PREPROCESSOR_FILE, TOKENIZER_FOLDER
 from tfbert import architectures
+from tfbert.artifacts.files import read_preprocessor_settings
+from tfbert.artifacts.layout import PREPROCESSOR_FILE, TOKENIZER_FOLDER
 from tfbert.data.masking import MaskedLMMasker
 from tfbert.data.packing import PackingStyle, SegmentPacker, packing_style_of
+from tfbert.text import load_tokenizer
 from tfbert.text.base import Tokenizer, as_utf8
 
 DEFAULT_SEQUENCE_LENGTH = 128
@@ -185,9 +187,6 @@ class Preprocessor(tf.Module):
     def load(cls, directory: str | Path, tokenizer: Tokenizer | None = None,
              sequence_length: int | None = None) -> "Preprocessor":
         """The preprocessor `save` wrote into `directory`; `tokenizer` and `sequence_length` replace the saved ones."""
-        from tfbert.artifacts.files import read_preprocessor_settings
-        from tfbert.text import load_tokenizer
-
         config = read_preprocessor_settings(Path(directory))   # every field checked (`FileContentError`)
         masking = MaskingSettings(**config["masking"]) if config.get("masking") else None
         return cls(tokenizer or load_tokenizer(Path(directory) / TOKENIZER_FOLDER),

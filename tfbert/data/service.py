@@ -51,6 +51,8 @@ from typing import Iterator, Sequence
 
 import tensorflow as tf
 
+import tfbert.text  # noqa: F401  registers tensorflow_text's ops, which the pipelines use
+from tfbert.interrupts import Interrupted, signals_raise
 from tfbert.outputs import CHECKPOINT_INDEX, temporary_name
 
 SHARDING = tf.data.experimental.service.ShardingPolicy.DYNAMIC
@@ -300,8 +302,6 @@ def start_dispatcher(port: int = 5050, work_dir: str | None = None) -> tf.data.e
     True
     >>> dispatcher.stop()
     """
-    import tfbert.text  # noqa: F401  registers tensorflow_text's ops, which the pipelines use
-
     check_port(port)
     config = tf.data.experimental.service.DispatcherConfig(
         port=port, work_dir=work_dir, fault_tolerant_mode=work_dir is not None)
@@ -320,8 +320,6 @@ def start_worker(dispatcher: str, port: int = 0, worker_address: str | None = No
     >>> worker = start_worker(dispatcher.target)   # registers with the dispatcher
     >>> worker.stop(); dispatcher.stop()
     """
-    import tfbert.text  # noqa: F401  registers tensorflow_text's ops, which the pipelines use
-
     address = check_address(dispatcher).removeprefix("grpc://")
     check_port(port)
     reach_dispatcher(address, wait_s)
@@ -343,8 +341,6 @@ EVERY_INTERFACE = ("listens on every network interface: TensorFlow's servers tak
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m tfbert.data.service dispatcher|worker ...`: serve until stopped (Ctrl-C, SIGTERM)."""
-    from tfbert.interrupts import Interrupted, signals_raise
-
     parser = argparse.ArgumentParser(prog=COMMAND,
                                      description="Start a tf.data service dispatcher or worker for tfbert pretrain "
                                                  f"--data-service grpc://DISPATCHER_HOST:PORT. Each {EVERY_INTERFACE}.")

@@ -32,6 +32,9 @@ import logging
 import os
 from typing import Iterator
 
+import tensorflow as tf
+
+from tfbert.distribute.strategy import strategy_kind
 from tfbert.xla_flags import CLUSTERING_FLAGS, XLA_FLAGS_VARIABLE, clustering_is_allowed
 
 logger = logging.getLogger(__name__)
@@ -39,10 +42,6 @@ logger = logging.getLogger(__name__)
 
 def runs_bfloat16_on_cpu(policy: str, strategy) -> bool:
     """Whether `policy` computes in bfloat16 on CPU devices (no TPU, no GPU) under `strategy`."""
-    import tensorflow as tf
-
-    from tfbert.distribute.strategy import strategy_kind
-
     return (policy == "mixed_bfloat16" and strategy_kind(strategy) != "tpu"
             and not tf.config.list_physical_devices("GPU"))
 

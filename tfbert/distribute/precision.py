@@ -130,6 +130,7 @@ def gpu_compute_capability(device: tf.config.PhysicalDevice) -> tuple[int, int] 
 
 def strategy_devices(strategy: tf.distribute.Strategy) -> tuple[str, tuple[int, int] | None]:
     """`(device kind, the least GPU compute capability or None)` of what `strategy` trains on."""
+    # Deferred (start-up): `tfbert.distribute.strategy` imports TensorFlow; JAX runs choose a precision here without it
     import tensorflow as tf
 
     from tfbert.distribute.strategy import strategy_kind

@@ -7,7 +7,7 @@ Serving), read its task from the signature's outputs, and run it on texts for on
     python -m tfbert.export.client --model sst2 --format grpc "a gripping film"      # needs tensorflow-serving-api
     python -m tfbert.export.client --model squad --input question="Who wrote it?" --input context="Ada wrote it."
 
-`tfbert predict` (a local export), `tfbert.tasks.text_models` (exported embedders and
+`tfbert predict` (a local export), `tfbert.inference.text_models` (exported embedders and
 cross-encoders) and the command above (a model server) all run exports through `SavedModelClient`.
 Where the model runs is a `tfbert.export.signatures` source: a local folder, a `RestServer` or a
 `GrpcServer`. A server does not send the export's `assets.extra` files: classification
@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from tfbert.artifacts.files import check_label_count, read_export_metadata, read_tokenizer_settings
 from tfbert.artifacts.layout import SAVED_MODEL_EXTRA, TOKENIZER_FOLDER
-from tfbert.export.signatures import GrpcServer, LoadedSavedModel, RestServer, Signature
+from tfbert.artifacts.saved_models import resolve_saved_model
+from tfbert.export.records import decode
+from tfbert.export.signatures import GrpcServer, LoadedSavedModel, RestServer, Signature, local_signatures
 from tfbert.export.tflite_model import TFLiteExport, is_tflite_export
 
 # Where an export runs, other than a folder: TF Serving over REST or gRPC, one loaded in this process, or a
@@ -86,8 +88,6 @@ def _string_inputs(signature: Signature) -> tuple[str, ...] | None:
 
 def _version_folder(path: str | os.PathLike) -> Path:
     """`path` if it is a SavedModel, else its highest version folder (`tfbert.artifacts.resolve_saved_model`)."""
-    from tfbert.artifacts.saved_models import resolve_saved_model
-
     try:
         return resolve_saved_model(path)
     except ValueError as error:
@@ -97,8 +97,6 @@ def _version_folder(path: str | os.PathLike) -> Path:
 def _load_local(folder: Path) -> dict[str, Signature]:
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the TF-Text ops the tokenizers use)
-
-    from tfbert.export.signatures import local_signatures
 
     try:
         loaded = tf.saved_model.load(str(folder))
@@ -189,6 +187,7 @@ class SavedModelClient:
     def examples(self, texts: Sequence[str | tuple[str, str]], first: str | None = None) -> list[tuple[str, ...]]:
         """Each text as a tuple of the signature's inputs: `(text,)`, or a pair from a tuple, `FIRST<TAB>SECOND`
         or `first` (the same `text_pair` / `question` for every text)."""
+        # Deferred (start-up): `tfbert.data.text_lists` imports TensorFlow, kept out of `tfbert --help`
         from tfbert.data.text_lists import text_list
 
         texts = text_list(texts, allow_tuples=True)
@@ -262,8 +261,6 @@ class SavedModelClient:
                  batch_size: int = 32, progress=None, language: str | None = None) -> list[dict]:
         """One dict per text (see `predict_texts`); `progress(done, total)` is called after each batch;
         `language` is every example's language for XLM exports that take one."""
-        from tfbert.export.records import decode
-
         if top_k is not None and top_k < 1:
             raise PredictInputError(f"--top-k {top_k}: give 1 or more")
         if batch_size < 1:

@@ -80,7 +80,7 @@ class HubText:
     """The text entry points of the TF Hub API for one `Preprocessor` (see the module notes).
 
     Example:
-        >>> from tfbert.tasks.pretrained import load_pretrained_preprocessor
+        >>> from tfbert.finetuning.pretrained import load_pretrained_preprocessor
         >>> hub_text = HubText(load_pretrained_preprocessor("all-MiniLM-L6-v2/"))
         >>> hub_text.bert_pack_inputs([hub_text.tokenize(tf.constant(["a b"]))], seq_length=8)["input_mask"]
         <tf.Tensor: shape=(1, 8), dtype=int32, numpy=array([[1, 1, 1, 1, 0, 0, 0, 0]], dtype=int32)>

@@ -6,7 +6,7 @@ BERT models do (`input_word_ids`, `input_mask`, `input_type_ids`), while tfbert'
 names (`token_ids`, `padding_mask`, `segment_ids`) stay inside the graph.
 
 Example:
-    >>> from tfbert.tasks.pretrained import load_pretrained_preprocessor
+    >>> from tfbert.finetuning.pretrained import load_pretrained_preprocessor
     >>> preprocessor = load_pretrained_preprocessor("all-MiniLM-L6-v2/", sequence_length=128)
     >>> to_hub_names(preprocessor.pack(tf.constant(["hello world"])))["input_word_ids"].shape
     TensorShape([1, 128])

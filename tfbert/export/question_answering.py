@@ -12,8 +12,8 @@ span by more than `no_answer_threshold`. Pieces past `max_windows` windows are n
 defined truncation that bounds the encoder's work per request).
 
 Example:
-    >>> from tfbert.tasks.models.question_answering import SpanExtractor
-    >>> from tfbert.tasks.pretrained import load_pretrained_encoder, load_pretrained_preprocessor
+    >>> from tfbert.models.tasks.question_answering import SpanExtractor
+    >>> from tfbert.finetuning.pretrained import load_pretrained_encoder, load_pretrained_preprocessor
     >>> model = SpanExtractor(load_pretrained_encoder("runs/bert"))          # untrained: any span
     >>> preprocessor = load_pretrained_preprocessor("runs/bert", sequence_length=32)
     >>> questions, contexts = tf.constant(["who wrote it?"]), tf.constant(["Botchan was written by Natsume Soseki."])

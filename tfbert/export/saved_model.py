@@ -22,6 +22,7 @@ from tfbert.artifacts.checks import check_tokenizer_fits
 from tfbert.artifacts.layout import EXPORT_METADATA_FILE as METADATA_FILE
 from tfbert.artifacts.layout import SAVED_MODEL_EXTRA
 from tfbert.artifacts.manifest import preprocessor_fields, write_manifest
+from tfbert.artifacts.saved_models import next_version_number
 from tfbert.data.preprocessor import DEFAULT_SEQUENCE_LENGTH, Preprocessor
 from tfbert.export.compiled import SmallBatchCompilation
 from tfbert.export.module import EncoderModule, PreprocessingModule, ServingModule
@@ -30,8 +31,8 @@ from tfbert.export.sources import ExportSource, resolve_source
 from tfbert.export.tasks import (Classification, Embedding, FillMask, MultipleChoice, QuestionAnswering, Regression,
                                  ServingTask, Tagging)
 from tfbert.outputs import OutputExists, is_remote, locked, new_output
-from tfbert.text.loading import as_tokenizer
 from tfbert.text.base import Tokenizer
+from tfbert.text.loading import as_tokenizer
 
 # The tasks whose outputs are one per text, which `xla_max_batch` compiles (`tfbert.export.compiled`).
 COMPILED_TASKS = ("classification", "regression", "embedding")
@@ -42,8 +43,6 @@ def next_version(model_root: str | Path) -> int:
 
     TF Serving serves the highest version, so a new export replaces the old one without a restart.
     """
-    from tfbert.artifacts.saved_models import next_version_number
-
     return next_version_number(model_root)
 
 

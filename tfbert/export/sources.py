@@ -32,7 +32,7 @@ from tfbert import architectures, artifacts
 from tfbert.artifacts import Artifact
 from tfbert.config import ModelConfig
 from tfbert.models.encoder import Encoder
-from tfbert.tasks.models import (EmbeddingDistiller, MultipleChoice, SentenceEmbedder, SequenceClassifier,
+from tfbert.models.tasks import (EmbeddingDistiller, MultipleChoice, SentenceEmbedder, SequenceClassifier,
                                  SequenceRegressor, SiameseEmbedder, SpanExtractor, TokenClassifier)
 from tfbert.text.base import Tokenizer
 

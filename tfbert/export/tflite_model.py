@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
+from tfbert.artifacts import folder_kind
 from tfbert.artifacts.checks import FileContentError, check_tokenizer_fits
 from tfbert.artifacts.files import check_label_count, read_export_metadata
 from tfbert.artifacts.layout import EXPORT_METADATA_FILE, PREPROCESSOR_FILE, TOKENIZER_FOLDER
@@ -50,8 +51,6 @@ STRING_OUTPUTS = {"classification": "label"}
 
 def is_tflite_export(path: str | os.PathLike) -> bool:
     """Whether `path` is a folder `export_tflite` wrote (its manifest says `tflite-export`)."""
-    from tfbert.artifacts import folder_kind
-
     return folder_kind(path) == KIND
 
 
@@ -110,6 +109,7 @@ class TFLiteExport:
     """
 
     def __init__(self, folder: str | os.PathLike, threads: int | None = None):
+        # Deferred (start-up): `tfbert.data.preprocessor` imports TensorFlow, kept out of `tfbert --help`
         from tfbert.data.preprocessor import Preprocessor
 
         self.folder = Path(folder)

@@ -21,7 +21,7 @@ def resize_token_embeddings(model: Encoder | PretrainingModel, vocab_size: int,
     copied unchanged.
 
     Example:
-        >>> from tfbert.tasks.pretrained import load_pretrained_encoder
+        >>> from tfbert.finetuning.pretrained import load_pretrained_encoder
         >>> encoder = load_pretrained_encoder("runs/bert")
         >>> bigger = resize_token_embeddings(encoder, encoder.config.vocab_size + 2)
         >>> bigger.config.vocab_size

@@ -27,14 +27,18 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import keras
 
-from tfbert import architectures
+from tfbert import architectures, artifacts
 from tfbert.architectures import ArchitectureSpec
 from tfbert.artifacts.checkpoints import newest_checkpoint, restore_model_weights
 from tfbert.artifacts.layout import RUN_CONFIG_FILE, RUN_ENCODER_FILE
 from tfbert.config import EncoderConfig, ModelConfig
+from tfbert.convert.huggingface import (load_huggingface, load_state_dict, read_folder_config, read_state_dict,
+                                        warn_unused)
+from tfbert.convert.tf1 import read_release, release_tokenizer
 from tfbert.models.encoder import Encoder
 from tfbert.models.resize import grow_rows
 from tfbert.text.base import Tokenizer
+from tfbert.text.vocabulary_growth import check_extension, old_pieces_of_added_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -98,8 +102,6 @@ class Initialized:
 def read_source(path: str | Path) -> InitSource:
     """The `InitSource` at `path` (read by `tfbert.artifacts.open`); `ValueError` naming the accepted kinds and
     what was found there."""
-    from tfbert import artifacts
-
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"--init-from {path}: no such file or folder; expected {SOURCE_KINDS}")
@@ -172,9 +174,6 @@ def _run_source(artifact: "Artifact") -> InitSource:
 
 def _huggingface_source(artifact: "Artifact") -> InitSource:
     """A Hugging Face folder: the family's pretraining model when the checkpoint holds its heads, else the encoder."""
-    from tfbert.convert.huggingface import (load_huggingface, load_state_dict, read_folder_config, read_state_dict,
-                                            warn_unused)
-
     folder = artifact.path
     config = read_folder_config(folder)
     spec = architectures.get(config.architecture)
@@ -210,8 +209,6 @@ def _objective_sets_largest_first(spec: ArchitectureSpec) -> list[tuple[str, ...
 
 def _tf1_source(folder: Path) -> InitSource:
     """A Google TF1 release: its pretraining model with the heads (`cls/...`) when it has them, else the encoder."""
-    from tfbert.convert.tf1 import read_release, release_tokenizer
-
     release = read_release(folder)
     try:
         tokenizer = release_tokenizer(release)
@@ -232,8 +229,6 @@ def added_token_pieces(source: InitSource, tokenizer: Tokenizer) -> dict[int, li
     Raises `ValueError` naming both sizes when the tokenizer is smaller than SOURCE's table or does
     not extend SOURCE's tokenizer.
     """
-    from tfbert.text.vocabulary_growth import check_extension, old_pieces_of_added_tokens
-
     rows, size = source.vocab_size, tokenizer.vocabulary_size()
     if size == rows:
         return {}

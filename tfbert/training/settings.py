@@ -2,7 +2,7 @@
 one object shared by `pretrain`, `finetune` and `distill` and built from their command-line flags.
 
 The training functions (`tfbert.training.driver.train`, `tfbert.training.pretraining.pretrain`,
-`tfbert.tasks.finetune.finetune`, `tfbert.tasks.distillation.distill`) take `settings=` and also
+`tfbert.finetuning.finetune.finetune`, `tfbert.finetuning.distillation.distill`) take `settings=` and also
 each field as a keyword argument, which overrides the field: `finetune(..., epochs=2)` is
 `finetune(..., settings=TrainingSettings(epochs=2))`. `global_batch_size=` is the older name of
 `batch_size` and still works.

@@ -47,9 +47,11 @@ def training_devices(settings: TrainingSettings, family: ArchitectureSpec | None
     """The `TrainingDevices` of `settings.backend` (`strategy` on TensorFlow; `mesh` and the `family`'s layout
     on JAX)."""
     if training_backend(settings.backend) == "jax":
-        from tfbert.training.backends.jax_devices import JaxDevices   # imports JAX, which TensorFlow runs lack
+        # Deferred (start-up): imports JAX, which TensorFlow runs lack
+        from tfbert.training.backends.jax_devices import JaxDevices
 
         return JaxDevices.from_settings(settings, family)
+    # Deferred (start-up): imports TensorFlow's distribution strategies, which JAX runs do not load
     from tfbert.training.backends.tensorflow_devices import TensorFlowDevices
 
     return TensorFlowDevices.from_settings(settings)

@@ -69,5 +69,6 @@ def test_malformed_byte_pair_files(tmp_path, assets):
 
 def test_unknown_config_class(tmp_path):
     (tmp_path / "tokenizer_config.json").write_text('{"class": "Mystery"}')
-    with pytest.raises(ValueError, match="tokenizer_config.json does not name one of"):
+    with pytest.raises(ValueError, match="tokenizer_config.json: 'class' is 'Mystery', expected one of BytePairTokenizer, "
+                                         "SentencePieceTokenizer, WordPieceTokenizer"):
         load_tokenizer(tmp_path)

@@ -8,8 +8,8 @@ had trained. `StopOnNoData` sees the first epoch end without a batch and raises 
 corpus once costs, as training would.
 
 Example:
-    >>> no_data_message("corpus.txt")
-    'corpus.txt gave no training example: its lines tokenize to nothing (or its documents are too short ...'
+    >>> print(no_data_message("corpus.txt"))
+    corpus.txt gave no training example: its lines tokenize to nothing (or its documents are too short ...
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ from tfbert.config import PretrainingDefaults, load_config
 from tfbert.models.encoder import Encoder
 from tfbert.text import load_tokenizer
 from tfbert.text.vocab_training import train_sentencepiece
-from tfbert.training.pretraining import documents_from, optimizer_settings, pretrain, pretraining_examples
+from tfbert.training.pretraining import pretrain
+from tfbert.training.pretraining_config import optimizer_settings
+from tfbert.training.pretraining_inputs import documents_from, pretraining_examples
 
 
 @pytest.fixture(scope="module")

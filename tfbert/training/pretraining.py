@@ -18,7 +18,8 @@ Example:
     >>> from tfbert.training.pretraining import pretrain
     >>> model = pretrain("bert_tiny", tokenizer="vocab/", data=["botchan.txt"], model_dir="runs/bert",
     ...                  steps=2, batch_size=2, sequence_length=16, max_predictions=2, seed=0)
-    >>> type(model).__name__           # runs/bert holds this run already: the call resumes at step 2 of 2
+    resumed from runs/bert/ckpt-2 at step 2 of 2
+    >>> type(model).__name__           # runs/bert held this run already: the call resumed at its end
     'PretrainingModel'
     >>> Path("runs/bert/encoder/encoder.keras").is_file()    # with checkpoints, config.yaml, tokenizer/
     True

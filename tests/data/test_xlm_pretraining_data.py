@@ -4,7 +4,7 @@ import pytest
 
 from tfbert.config import load_config
 from tfbert.families.xlm.data import multilingual_pipeline, parse_xlm_data
-from tfbert.training.pretraining_inputs import ExampleSettings, example_pipeline
+from tfbert.training.pretraining_inputs import ExampleSettings
 
 
 def test_xlm_data_spec_errors_are_clear(tmp_path):
@@ -21,7 +21,3 @@ def test_xlm_objectives_follow_the_data_prefix(tmp_path):
     assert multilingual_pipeline(config, None, f"clm:{tmp_path / 'en.txt'}", settings, "clm")[0] == ("clm",)
     with pytest.raises(ValueError, match="objectives tlm need data tlm:"):
         multilingual_pipeline(config, None, f"mlm:{tmp_path / 'en.txt'}", settings, "tlm")
-
-
-def test_pretrain_reads_xlm_data_with_the_pipeline_its_spec_names():
-    assert example_pipeline(load_config("xlm_tiny").spec) is multilingual_pipeline

@@ -57,12 +57,12 @@ class BibleRun:
         self.tokenizer = tokenizer or train_wordpiece(str(self.train_file), args.vocab_size, work / "vocab")
 
     def config(self, config):
-        from tfbert.training.pretraining import config_for_tokenizer
+        from tfbert.training.pretraining_config import config_for_tokenizer
 
         return config_for_tokenizer(config, self.tokenizer)
 
     def examples(self, config, path: Path, *, max_predictions: int, seed: int) -> tf.data.Dataset:
-        from tfbert.training.pretraining import documents_from, pretraining_examples
+        from tfbert.training.pretraining_inputs import documents_from, pretraining_examples
 
         return pretraining_examples(config, self.tokenizer, documents_from(str(path)).repeat(),
                                     batch_size=self.args.batch_size, sequence_length=self.args.sequence_length,

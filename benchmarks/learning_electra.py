@@ -1,7 +1,7 @@
 """Does a tiny ELECTRA learn replaced-token detection on real text on the CPU?
 
 Trains a tiny ELECTRA (discriminator L=2, H=128 or `--hidden`, heads of 64; generator 1/4 wide) with the `electra`
-recipe of `tfbert.training.pretraining` (consecutive one/two segments, 15% token masking) on
+recipe of `tfbert.training.pretraining_inputs` (consecutive one/two segments, 15% token masking) on
 the bundled World English Bible (`tfbert.corpus`, 9/10 of the chapters), with a WordPiece
 vocabulary trained on those chapters by `tfbert.text.vocab_training`, and measures the
 discriminator on held-out chapters (the other 1/10) before and after: precision and recall of

@@ -71,7 +71,8 @@ from tfbert.config import load_config  # noqa: E402
 from tfbert.convert.to_huggingface import huggingface_checkpoints  # noqa: E402
 from tfbert.text.vocab_training import train_sentencepiece, train_wordpiece  # noqa: E402
 from tfbert.training.optimization import create_optimizer  # noqa: E402
-from tfbert.training.pretraining import config_for_tokenizer, documents_from, pretraining_examples  # noqa: E402
+from tfbert.training.pretraining_config import config_for_tokenizer  # noqa: E402
+from tfbert.training.pretraining_inputs import documents_from, pretraining_examples  # noqa: E402
 from tiny_recipes import tiny_electra, tiny_spanbert  # noqa: E402
 
 Batch = dict[str, np.ndarray]

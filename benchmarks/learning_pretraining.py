@@ -15,7 +15,7 @@ accuracy there, a bag-of-words model (one that uses only which tokens are around
 "minutes" is the wall time of training, "CPU minutes"
 the CPU time of the whole process meanwhile (all threads; a steadier figure on a shared machine,
 and on 2 quiet cores the wall time lies between half of it and all of it). Optimizer, learning rate and warm-up default to
-the config's `pretraining` recipe (`tfbert.training.pretraining.optimizer_settings`).
+the config's `pretraining` recipe (`tfbert.training.pretraining_config.optimizer_settings`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ import tensorflow as tf  # noqa: E402
 from tfbert.config import load_config  # noqa: E402
 from tfbert.corpus import write_held_out_split  # noqa: E402
 from tfbert.text.vocab_training import train_byte_bpe, train_sentencepiece  # noqa: E402
-from tfbert.training.pretraining import (documents_from, optimizer_settings, pretrain,  # noqa: E402
-                                         pretraining_examples)
+from tfbert.training.pretraining import pretrain  # noqa: E402
+from tfbert.training.pretraining_config import optimizer_settings  # noqa: E402
+from tfbert.training.pretraining_inputs import documents_from, pretraining_examples  # noqa: E402
 
 
 def read_documents(paths: list[str]) -> list[str]:

@@ -31,7 +31,7 @@ from tfbert.models.encoder import Encoder  # noqa: E402
 from tfbert.models.heads import SentencePairHead  # noqa: E402
 from tfbert.text import WordPieceTokenizer  # noqa: E402
 from tfbert.training.optimization import create_optimizer  # noqa: E402
-from tfbert.training.pretraining import documents_from  # noqa: E402
+from tfbert.training.pretraining_inputs import documents_from  # noqa: E402
 
 INPUTS = ("token_ids", "segment_ids", "padding_mask")
 

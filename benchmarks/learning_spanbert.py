@@ -1,7 +1,7 @@
 """Does a tiny SpanBERT learn MLM and SBO on real text on the CPU?
 
 Trains a tiny SpanBERT (L=2, H=128) with the `spanbert` recipe of
-`tfbert.training.pretraining` (one segment of full sentences, geometric spans of whole words,
+`tfbert.training.pretraining_inputs` (one segment of full sentences, geometric spans of whole words,
 the span-boundary inputs of `MaskedLMMasker(unit="span")`) on 9/10 of the bundled World
 English Bible's chapters with a WordPiece vocabulary trained on them, and compares the MLM and
 SBO losses on held-out chapters (fixed masks) before and after training.

@@ -32,7 +32,7 @@ from tfbert.data.sword import ZTextModule, aligned_verses  # noqa: E402
 from tfbert.families.xlm.models import XLMPretrainingModel  # noqa: E402
 from tfbert.text.vocab_training import train_sentencepiece  # noqa: E402
 from tfbert.training.optimization import create_optimizer  # noqa: E402
-from tfbert.training.pretraining import config_for_tokenizer  # noqa: E402
+from tfbert.training.pretraining_config import config_for_tokenizer  # noqa: E402
 
 
 def main() -> None:

@@ -71,7 +71,7 @@ def measure(corpus: str, repeat_inside: bool) -> dict[str, float]:
     from tfbert.config import load_config
     from tfbert.data.pretraining import shuffled
     from tfbert.text import WordPieceTokenizer
-    from tfbert.training.pretraining import documents_from, pretraining_examples
+    from tfbert.training.pretraining_inputs import documents_from, pretraining_examples
 
     tokenizer = WordPieceTokenizer(asset("minilm/vocab.txt"))
     counting = DocumentCounter(tokenizer.tokenize)

@@ -392,8 +392,8 @@ def test_pretrain_failing_after_its_assets_leaves_nothing_and_the_corrected_reru
 def test_assets_of_a_run_with_no_checkpoint_are_replaced_not_held_against_the_rerun(tiny, tmp_path):
     from tfbert.config import load_config
     from tfbert.text import load_tokenizer
-    from tfbert.training.pretraining import config_for_tokenizer, save_run_assets
-    from tfbert.training.run_assets import RunMismatch
+    from tfbert.training.pretraining_config import config_for_tokenizer
+    from tfbert.training.run_assets import RunMismatch, save_run_assets
 
     tokenizer = load_tokenizer(tiny / "vocab")
     config = config_for_tokenizer(load_config(tiny / "tiny.yaml"), tokenizer)

@@ -11,7 +11,7 @@ from tfbert.data.masking import MaskedLMMasker
 from tfbert.data.packing import SegmentPacker
 from tfbert.data.pretraining import line_by_line_dataset, pair_examples, pretraining_dataset, tokenize_documents
 from tfbert.data.readers import text_line_documents, text_lines
-from tfbert.training.pretraining import check_line_by_line_objectives
+from tfbert.training.pretraining_inputs import check_line_by_line_objectives
 
 SEQUENCE_LENGTH = 32
 

@@ -30,7 +30,7 @@ def test_keras_file_with_tokenizer_beside(models, tokenizer, tmp_path):
 
 @pytest.mark.slow
 def test_pretraining_run_folder(models, tiny_config, tokenizer, tmp_path):
-    from tfbert.training.pretraining import save_run_assets
+    from tfbert.training.run_assets import save_run_assets
 
     model = models["fill_mask"]
     save_run_assets(tiny_config, tokenizer, str(tmp_path / "run"))

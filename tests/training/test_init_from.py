@@ -21,8 +21,8 @@ from tfbert.models import Encoder
 from tfbert.text import WordPieceTokenizer, load_tokenizer
 from tfbert.text.vocab_training import train_sentencepiece
 from tfbert.training.initialization import added_token_pieces, initialize_from, read_source
-from tfbert.training.pretraining import (ExampleSettings, load_run_config, multilingual_pipeline, pretrain,
-                                         run_config)
+from tfbert.training.pretraining import pretrain
+from tfbert.training.pretraining_config import load_run_config, run_config
 
 from .tiny_recipes import tiny_electra
 
@@ -76,15 +76,6 @@ def test_objectives_are_chosen_among_the_architectures_sets():
     assert architectures.get("electra").objectives_named("rtd") == ("mlm", "rtd")
     with pytest.raises(ValueError, match=r"cannot train objectives mlm,nsp; choose one of: mlm \| mlm,sop"):
         albert.objectives_named("mlm,nsp")
-
-
-def test_xlm_objectives_follow_the_data_prefix(tmp_path):
-    (tmp_path / "en.txt").write_text("a line\n")
-    config = load_config("xlm_tiny")
-    settings = ExampleSettings()
-    assert multilingual_pipeline(config, None, f"clm:{tmp_path / 'en.txt'}", settings, "clm")[0] == ("clm",)
-    with pytest.raises(ValueError, match="objectives tlm need data tlm:"):
-        multilingual_pipeline(config, None, f"mlm:{tmp_path / 'en.txt'}", settings, "tlm")
 
 
 def test_albert_with_mlm_only_trains_no_pair_head_and_records_it(albert_mlm_run):

@@ -125,7 +125,8 @@ from tfbert import architectures
 from tfbert.config import load_config
 from tfbert.text import load_tokenizer
 from tfbert.training.driver import train
-from tfbert.training.pretraining import ExampleSettings, config_for_tokenizer, document_pipeline
+from tfbert.training.pretraining_config import config_for_tokenizer
+from tfbert.training.pretraining_inputs import ExampleSettings, document_pipeline
 
 folder, run = sys.argv[1], sys.argv[2]
 tokenizer = load_tokenizer(folder + "/vocab")

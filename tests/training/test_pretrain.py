@@ -4,11 +4,15 @@ import keras
 import numpy as np
 import pytest
 
+from tfbert import architectures
+from tfbert.architectures import ExampleRecipe
 from tfbert.config import PretrainingDefaults, load_config
 from tfbert.models.encoder import Encoder
 from tfbert.text import load_tokenizer
 from tfbert.text.vocab_training import train_sentencepiece
-from tfbert.training.pretraining import documents_from, optimizer_settings, pretrain, pretraining_examples
+from tfbert.training.pretraining import pretrain
+from tfbert.training.pretraining_config import optimizer_settings
+from tfbert.training.pretraining_inputs import document_pipeline, documents_from, example_pipeline, pretraining_examples
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +76,17 @@ def test_optimizer_settings_caller_then_config_recipe_then_paper():
     # A section without an optimizer tunes the architecture's own.
     rate_only = albert.replace(pretraining=PretrainingDefaults(learning_rate=3e-3))
     assert optimizer_settings(rate_only, 1000) == ("albert", 3e-3, None)
+
+
+def test_each_family_reads_its_data_with_the_pipeline_its_spec_names():
+    pipelines = {name: example_pipeline(architectures.get(name)) for name in architectures.names()}
+    assert {name for name, pipeline in pipelines.items() if pipeline is not document_pipeline} == {"xlm"}
+    assert pipelines["xlm"].__module__ == "tfbert.families.xlm.data"
+    with pytest.raises(ValueError, match='ExampleRecipe.pipeline \'nowhere\' is not "module:function"'):
+        ExampleRecipe("full_sentences", pipeline="nowhere")
+    with pytest.raises(ValueError, match="xlm examples are not made from documents: pretrain reads its data with "
+                                         "tfbert.families.xlm.data:multilingual_pipeline"):
+        pretraining_examples(load_config("xlm_tiny"), None, None, batch_size=2)
 
 
 def test_documents_from_a_dataset_and_from_tfrecord_files(tmp_path):

@@ -10,7 +10,8 @@ import tfbert.corpus
 from .tiny_recipes import tiny_electra, tiny_spanbert, tiny_xlm, tiny_xlmr
 from tfbert.models.encoder import Encoder
 from tfbert.text.vocab_training import train_sentencepiece, train_wordpiece
-from tfbert.training.pretraining import documents_from, parse_xlm_data, pretrain, pretraining_examples
+from tfbert.training.pretraining import pretrain
+from tfbert.training.pretraining_inputs import documents_from, pretraining_examples
 
 SMALL = dict(hidden=32, layers=1, heads=2)
 
@@ -100,10 +101,3 @@ def test_xlm_pretrains_tlm_on_aligned_files(web_corpus, tmp_path):
     (tmp_path / "b.txt").write_text("\n".join(reversed(lines)) + "\n")
     model, _ = run(tiny_xlm(**SMALL), folder / "spm", f"tlm:{tmp_path / 'a.txt'},{tmp_path / 'b.txt'}", tmp_path)
     assert model.objective == "mlm" and "mlm_loss" in model.get_metrics_result()
-
-
-def test_xlm_data_spec_errors_are_clear(tmp_path):
-    with pytest.raises(ValueError, match="tlm:SRC,TGT"):
-        parse_xlm_data("en.txt")
-    with pytest.raises(FileNotFoundError, match="missing.txt"):
-        parse_xlm_data(f"mlm:{tmp_path / 'missing.txt'}")

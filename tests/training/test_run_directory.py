@@ -8,8 +8,8 @@ import pytest
 from tfbert.cli import main
 from tfbert.config import load_config
 from tfbert.text.vocab_training import train_wordpiece
-from tfbert.training.pretraining import config_for_tokenizer, save_run_assets
-from tfbert.training.run_assets import TEMPORARY_MARK, RunMismatch, remove_interrupted_writes
+from tfbert.training.pretraining_config import config_for_tokenizer
+from tfbert.training.run_assets import TEMPORARY_MARK, RunMismatch, remove_interrupted_writes, save_run_assets
 
 
 def files_with_bytes_and_times(folder):

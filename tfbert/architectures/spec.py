@@ -29,9 +29,9 @@ TOKENIZER_KINDS = ("wordpiece", "sentencepiece", "byte_bpe")
 PACKING_STYLES = ("bert", "roberta")
 LM_HEADS = ("transform", "tied")
 GENERATOR_EMBEDDINGS = ("shared", "disentangled")
-# Where `tfbert pretrain` reads a family's examples from: documents (tfbert.data.pretraining_dataset)
-# or XLM's multilingual streams and translation pairs (tfbert.data.multilingual).
-EXAMPLE_SOURCES = ("documents", "multilingual")
+# How `tfbert pretrain` reads most families' data: text documents (`tfbert.data.pretraining_dataset`). A family
+# with data of its own (XLM's streams and translation pairs) names its own pipeline in its package.
+DOCUMENT_PIPELINE = "tfbert.training.pretraining_inputs:document_pipeline"
 # The encoder activations tfbert implements (`tfbert.models.activations`); `EncoderConfig` checks them.
 ACTIVATIONS = ("gelu", "gelu_new", "relu", "silu", "tanh")
 
@@ -76,13 +76,16 @@ class ExampleRecipe:
 
     Attributes:
         objective: the example layout of `tfbert.data.pretraining_dataset` (`nsp`, `sop`,
-            `full_sentences`, `electra_segments`, ...), or the source's own (`xlm`).
+            `full_sentences`, `electra_segments`, ...), or the pipeline's own (`xlm`).
         masking_unit: `MaskedLMMasker`'s unit: `token`, `whole_word`, `ngram` or `span`.
         data_label: the batch key holding the sentence-pair label (`next_sentence_labels`).
         model_label: the label name the pretraining model reads it as (`nsp_labels`).
         extra_inputs: batch keys the model takes besides the encoder inputs and
             `masked_positions` (SpanBERT's span boundaries).
-        source: `documents` (text documents) or `multilingual` (XLM's `tlm:`/`mlm:`/`clm:` data).
+        pipeline: how `tfbert pretrain` reads the run's data, as `"module:function"` (imported when a run
+            starts, `tfbert.training.pretraining_inputs.example_pipeline`) or the function:
+            `DOCUMENT_PIPELINE` (text documents), or the family's own (XLM's `tlm:`/`mlm:`/`clm:` data,
+            `tfbert.families.xlm.data:multilingual_pipeline`).
     """
 
     objective: str
@@ -90,11 +93,11 @@ class ExampleRecipe:
     data_label: str | None = None
     model_label: str | None = None
     extra_inputs: tuple[str, ...] = ()
-    source: str = "documents"
+    pipeline: Callable[..., Any] | str = DOCUMENT_PIPELINE
 
     def __post_init__(self) -> None:
-        if self.source not in EXAMPLE_SOURCES:
-            raise ValueError(f"ExampleRecipe.source {self.source!r}: expected one of {', '.join(EXAMPLE_SOURCES)}")
+        if isinstance(self.pipeline, str) and not all(self.pipeline.partition(":")[::2]):
+            raise ValueError(f"ExampleRecipe.pipeline {self.pipeline!r} is not \"module:function\"")
         if (self.data_label is None) != (self.model_label is None):
             raise ValueError("ExampleRecipe needs both data_label and model_label, or neither")
 

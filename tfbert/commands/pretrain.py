@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 
+from tfbert import architectures
 from tfbert.commands import add_command, add_overwrite_argument, flag_types
 from tfbert.commands.backend_flag import add_backend_arguments
 from tfbert.commands.errors import CommandError
@@ -15,6 +16,7 @@ from tfbert.commands.precision_flag import add_precision_argument, show_precisio
 from tfbert.commands.tensorflow_logs import import_tensorflow_quietly
 from tfbert.interrupts import Interrupted
 from tfbert.outputs import run_folder
+from tfbert.training.recipes import RECIPES, pretraining_recipes
 from tfbert.training.settings import CPU_XLA_MIN_STEPS, TrainingSettings
 
 
@@ -23,10 +25,12 @@ def run(args: argparse.Namespace) -> None:
     import_tensorflow_quietly()
     import tensorflow as tf
 
+    # Deferred (start-up): TensorFlow (tfbert.data's package too), after import_tensorflow_quietly; not for --help
     from tfbert.data.input_checks import check_text_files
     from tfbert.data.text_decoding import LineDecoder
     from tfbert.training.no_data import NoTrainingData, no_data_message
-    from tfbert.training.pretraining import check_config_argument, pretrain
+    from tfbert.training.pretraining import pretrain
+    from tfbert.training.pretraining_config import check_config_argument
     from tfbert.training.run_assets import remove_interrupted_writes
     from tfbert.training.write_failures import run_failure_message
 
@@ -80,6 +84,7 @@ def step_watcher():
 
 def interruption_detail(step: int | None, model_dir: str) -> str:
     """Where an interrupted run stopped and what rerunning it does, from the checkpoints `model_dir` holds."""
+    # Deferred (start-up): it imports TensorFlow, which --help must not
     from tfbert.training.write_failures import last_complete_checkpoint
 
     where = "before training began" if step is None else f"at step {step}"
@@ -102,6 +107,7 @@ def replaced_documents(data, decoder, line_by_line: bool = False):
     `--line-by-line`) with U+FFFD (reported)."""
     if not decoder.changed_lines:
         return data
+    # Deferred (start-up): it imports TensorFlow, which --help must not
     from tfbert.data.readers import utf8_replaced_documents, utf8_replaced_lines
 
     print(f"tfbert pretrain: warning: {decoder.summary()}", file=sys.stderr)
@@ -121,17 +127,12 @@ def steps_summary(optimizer_steps: int, target: int) -> str:
 
 def objective_choices() -> str:
     """`bert: mlm | mlm,nsp; albert: ...`: the `--objectives` each architecture accepts (from the registry)."""
-    from tfbert import architectures
-
     return "; ".join(f"{name}: {' | '.join(architectures.get(name).choosable_objectives())}"
                      for name in architectures.names())
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the `pretrain` subcommand to `tfbert`'s subparsers."""
-    from tfbert import architectures
-    from tfbert.training.recipes import RECIPES, pretraining_recipes
-
     families = ", ".join(architectures.names())
     optimizers = ", ".join(f"{name} ({RECIPES[name].algorithm})" for name in pretraining_recipes())
     parser = add_command(

@@ -121,7 +121,9 @@ def _five_steps(output_dir: Path, work_dir: Path, settings: QuickstartSettings, 
     from tfbert.export.saved_model import export_saved_model
     from tfbert.models.parameters import count_encoder_parameters
     from tfbert.text.vocab_training import train_sentencepiece
-    from tfbert.training.pretraining import config_for_tokenizer, documents_from, pretrain, pretraining_examples
+    from tfbert.training.pretraining import pretrain
+    from tfbert.training.pretraining_config import config_for_tokenizer
+    from tfbert.training.pretraining_inputs import documents_from, pretraining_examples
 
     train_path, held_out_path = tfbert.corpus.write_held_out_split(tfbert.corpus.chapters(), work_dir / "data",
                                                                    every=settings.held_out_every)

@@ -1,6 +1,6 @@
 """One `Preprocessor` per model: tokenizer + packer + sequence length + packing style (+ masker).
 
-Fine-tuning features (`tfbert.tasks.encode_texts`), pretraining pipelines (`tfbert.training.pretraining`)
+Fine-tuning features (`tfbert.tasks.encode_texts`), pretraining pipelines (`tfbert.training.pretraining_inputs`)
 and exported SavedModels all turn text into encoder inputs through it, so training and serving
 cannot disagree: RoBERTa-style families pack pairs `<s> a </s></s> b </s>` with type ids 0, BERT-style
 ones `[CLS] a [SEP] b [SEP]` with type ids 0 then 1, and pairs longer than the sequence are trimmed

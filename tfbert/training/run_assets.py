@@ -1,5 +1,7 @@
-"""A run directory's assets (`config.yaml`, `preprocessor.json`, `tokenizer/`), never half-written.
+"""A run directory's assets (`config.yaml`, `preprocessor.json`, `tokenizer/`, the manifest), never half-written.
 
+`save_run_assets` writes a pretraining run's assets and its manifest `tfbert.json` (whose provenance
+`record_run_step` brings up to the run's newest checkpoint at the end) through `install_run_assets`.
 `install_run_assets` compares what a run is about to write with what its `--model-dir` already
 holds and refuses a rerun with another config or tokenizer *before* anything is written (the
 checkpoints would not fit them). New files are written under a temporary name in the same folder
@@ -24,17 +26,25 @@ import glob
 import os
 import re
 import shutil
+import tempfile
 import zipfile
 from pathlib import Path
 
 import tensorflow as tf
 import yaml
 
+from tfbert import artifacts
 from tfbert.artifacts.layout import RUN_CONFIG_FILE as CONFIG_FILE
 from tfbert.artifacts.layout import RUN_ENCODER_FILE as ENCODER_FILE
 from tfbert.artifacts.layout import TOKENIZER_FOLDER
+from tfbert.artifacts.loading import newest_checkpoint_step
+from tfbert.artifacts.manifest import preprocessor_fields, record_step, write_manifest
+from tfbert.config import ModelConfig, save_config
+from tfbert.distribute.precision import PrecisionChoice
 from tfbert.outputs import CHECKPOINT_INDEX, TEMPORARY_MARK, temporary_name
-
+from tfbert.text.base import Tokenizer
+from tfbert.training.pretraining_inputs import pretraining_preprocessor
+from tfbert.training.run_precision import precision_record
 
 
 class RunMismatch(ValueError):
@@ -193,3 +203,44 @@ def remove_interrupted_writes(model_dir: str) -> list[str]:
     for path in leftovers:
         shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
     return leftovers
+
+
+def save_run_assets(config: ModelConfig, tokenizer: Tokenizer, model_dir: str, sequence_length: int = 128,
+                    max_predictions: int = 20, *, init_from: str | Path | artifacts.Artifact | None = None,
+                    precision: PrecisionChoice | None = None) -> None:
+    """Writes `config.yaml`, `preprocessor.json`, `tokenizer/` and the manifest `tfbert.json` into `model_dir`
+    (local or a bucket such as gs://); the manifest's provenance names `init_from` (path, kind, step), or
+    keeps the source a resumed run's manifest names, and records `precision` (`tfbert.training.run_precision`).
+
+    A `model_dir` holding another config or tokenizer is refused before anything is written, and each
+    file is written under a temporary name and renamed (`install_run_assets`).
+    """
+    with tempfile.TemporaryDirectory() as local:
+        save_config(config, Path(local) / CONFIG_FILE)
+        preprocessor = pretraining_preprocessor(config, tokenizer, sequence_length, max_predictions)
+        preprocessor.save(local)
+        objectives = config.pretraining.objectives if config.pretraining else None
+        write_manifest(local, "pretraining-run", family=config.architecture, config=config.encoder.to_dict(),
+                       preprocessor=preprocessor_fields(preprocessor),
+                       task={"task": "pretraining", "heads": objectives.split(",") if objectives else None},
+                       command="pretrain", precision=precision_record(precision) if precision else None,
+                       **_run_source(model_dir, init_from))
+        install_run_assets(local, model_dir)
+
+
+def _run_source(model_dir: str, init_from: str | Path | artifacts.Artifact | None) -> dict:
+    """The manifest's source fields: `init_from`'s, else those of the run being resumed in `model_dir`."""
+    if init_from is not None:
+        return artifacts.source_fields(init_from if isinstance(init_from, artifacts.Artifact)
+                                       else artifacts.open(init_from))
+    previous = artifacts.read_manifest(model_dir) if "://" not in model_dir else None
+    kept = (previous or {}).get("provenance") or {}
+    return {name: kept.get(name) for name in ("source", "source_kind", "source_step")}
+
+
+def record_run_step(model_dir: str) -> None:
+    """The run's newest checkpoint step into its manifest's `provenance.step` (local runs; readers of a
+    remote or stopped run read it from the checkpoint, `tfbert.artifacts.Artifact.step`)."""
+    step = newest_checkpoint_step(model_dir)
+    if step is not None:
+        record_step(model_dir, step)

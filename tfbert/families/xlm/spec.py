@@ -1,12 +1,12 @@
 """XLM (Lample & Conneau 2019, https://arxiv.org/abs/1901.07291): language embeddings, CLM, MLM and TLM.
 
 `tfbert pretrain` reads XLM's data as `tlm:SRC,TGT`, `mlm:A,B,...` or `clm:A,B,...` (one corpus
-per language; `ExampleRecipe.source` `multilingual`); a `clm:` run trains the causal objective,
-the others MLM.
+per language; its `ExampleRecipe.pipeline`, `tfbert.families.xlm.data`); a `clm:` run trains the
+causal objective, the others MLM.
 
 Example:
-    >>> SPEC.examples.source, SPEC.objectives_named("tlm")
-    ('multilingual', ('mlm',))
+    >>> SPEC.examples.pipeline, SPEC.objectives_named("tlm")
+    ('tfbert.families.xlm.data:multilingual_pipeline', ('mlm',))
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ SPEC = ArchitectureSpec(
     objectives=("mlm", "clm"),
     default_objectives=("mlm",),
     objective_sets={"mlm": ("mlm",), "tlm": ("mlm",), "clm": ("clm",)},
-    examples=ExampleRecipe("xlm", source="multilingual"),
+    examples=ExampleRecipe("xlm", pipeline="tfbert.families.xlm.data:multilingual_pipeline"),
     pretraining_model="tfbert.families.xlm.models:build_xlm_pretraining_model",
     package=__package__,
     keras_classes=("tfbert.families.xlm.models:XLMPretrainingModel",),

@@ -23,9 +23,8 @@ from tfbert.training.settings import CPU_XLA_MIN_STEPS, TrainingSettings
 def run(args: argparse.Namespace) -> None:
     """Loads the config, runs `tfbert.training.pretraining.pretrain` and says where the encoder went."""
     import_tensorflow_quietly()
-    import tensorflow as tf
-
     # Deferred (start-up): TensorFlow (tfbert.data's package too), after import_tensorflow_quietly; not for --help
+    import tensorflow as tf
     from tfbert.data.input_checks import check_text_files
     from tfbert.data.text_decoding import LineDecoder
     from tfbert.training.no_data import NoTrainingData, no_data_message

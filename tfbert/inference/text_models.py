@@ -169,6 +169,14 @@ def _embedding_model(artifact: Artifact, pooling: str) -> keras.Model:
                             normalize=bool(artifact.task.get("normalize")))
 
 
+def _open_existing(source: str | Path, what: str) -> tuple[Path, artifacts.Artifact]:
+    """`source` as a path and its opened artifact; a missing path is refused naming `what` it should have been."""
+    path = Path(source)
+    if not path.exists():
+        raise FileNotFoundError(f"{what} {str(path)!r} does not exist")
+    return path, artifacts.open(path)
+
+
 def load_text_embedder(source: str | Path, *, pooling: str = "mean", max_length: int | None = None,
                        tokenizer=None, batch_size: int = 64) -> TextEmbedder:
     """`source` (see the module table; read by `tfbert.artifacts.open`) as a `TextEmbedder`.
@@ -180,10 +188,7 @@ def load_text_embedder(source: str | Path, *, pooling: str = "mean", max_length:
         >>> load_text_embedder("runs/bert").embed(["hello"]).shape      # a pretraining run, mean pooling
         (1, 128)
     """
-    path = Path(source)
-    if not path.exists():
-        raise FileNotFoundError(f"model {str(path)!r} does not exist")
-    artifact = artifacts.open(path)
+    path, artifact = _open_existing(source, "model")
     if artifact.kind in artifacts.EXPORT_KINDS:
         return SavedModelEmbedder(path, batch_size)
     task = artifact.task.get("task")
@@ -203,10 +208,7 @@ def load_cross_encoder(source: str | Path, *, max_length: int | None = None, tok
         >>> load_cross_encoder("runs/sts-cross").score(["a man plays"], ["a man is playing"])  # fine-tuned for minutes  # doctest: +SKIP
         array([4.61], dtype=float32)
     """
-    path = Path(source)
-    if not path.exists():
-        raise FileNotFoundError(f"cross-encoder {str(path)!r} does not exist")
-    artifact = artifacts.open(path)
+    path, artifact = _open_existing(source, "cross-encoder")
     if artifact.kind in artifacts.EXPORT_KINDS:
         return SavedModelCrossEncoder(path, batch_size)
     model = artifact.load_model() if artifact.model_file is not None else None

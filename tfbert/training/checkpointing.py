@@ -20,9 +20,11 @@ at worst unreferenced files; `latest_checkpoint` always names a complete one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+from typing import Iterator
 
 import keras
 import tensorflow as tf
@@ -47,6 +49,28 @@ def is_chief(strategy: tf.distribute.Strategy) -> bool:
 def worker_index(strategy: tf.distribute.Strategy) -> int:
     resolver = getattr(strategy, "cluster_resolver", None)
     return int(getattr(resolver, "task_id", 0) or 0)
+
+
+@contextlib.contextmanager
+def chief_or_scratch(chief: bool, target: str) -> Iterator[str]:
+    """`target` on the chief; on every other process a scratch folder, deleted afterwards.
+
+    Saving under a distribution (JAX across hosts, `tf.distribute` across workers) runs collectives that every
+    process must join, so all of them save; only the chief's copy is kept.
+
+    Example:
+        >>> with chief_or_scratch(False, "runs/a/encoder") as folder:
+        ...     folder != "runs/a/encoder" and os.path.isdir(folder)
+        True
+    """
+    if chief:
+        yield target
+        return
+    scratch = tempfile.mkdtemp(prefix="tfbert-scratch-")
+    try:
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 class TrainingCheckpoint:
@@ -162,8 +186,8 @@ class KerasWeightsCheckpoint:
 
     The JAX trainer's checkpoints. Each file is written under a temporary name and renamed, so a kill leaves
     no half-written checkpoint under a final name; the `max_to_keep` newest are kept. Only the `chief`
-    process writes into `directory`; the other processes of a multi-host run save too, into a scratch folder they
-    delete, because saving under a `keras.distribution` runs collectives that every process must join.
+    process writes into `directory`; the other processes of a multi-host run save too, into a scratch folder
+    (`chief_or_scratch`).
 
     Example:
         >>> import keras, tempfile
@@ -201,11 +225,8 @@ class KerasWeightsCheckpoint:
         """Write the checkpoint of `step` (chief only) and drop the oldest beyond `max_to_keep`; return its path."""
         path = f"{self.directory}/{keras_checkpoint_name(step)}"
         if not self.chief:
-            scratch = tempfile.mkdtemp(prefix="tfbert-checkpoint-")
-            try:
+            with chief_or_scratch(False, self.directory) as scratch:
                 self.model.save_weights(os.path.join(scratch, keras_checkpoint_name(step)))
-            finally:
-                shutil.rmtree(scratch, ignore_errors=True)
             return path
         if is_remote(path):
             self.model.save_weights(path)   # a bucket's object appears whole when its upload completes

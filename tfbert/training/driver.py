@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import tempfile
 import warnings
 from typing import Any, Callable
 
@@ -28,7 +26,7 @@ from tfbert.distribute.data import DatasetFn
 from tfbert.distribute.precision import PrecisionChoice, apply_precision
 from tfbert.interrupts import deferred
 from tfbert.training.backends import TrainingDevices, training_devices
-from tfbert.training.checkpointing import CheckpointEveryEpoch
+from tfbert.training.checkpointing import CheckpointEveryEpoch, chief_or_scratch
 from tfbert.training.no_data import StopOnNoData
 from tfbert.training.non_finite import StopOnNonFinite
 from tfbert.training.optimization import create_optimizer
@@ -265,15 +263,9 @@ def _keras_verbosity(verbose: str | int) -> int:
 
 
 def _export_encoder(model: keras.Model, model_dir: str, chief: bool) -> None:
-    """The chief writes `model_dir/encoder`; every other process saves into a scratch folder it deletes, since
-    saving under a distribution (JAX across hosts, `tf.distribute` across workers) runs collectives all must join."""
+    """The chief writes `model_dir/encoder`; every other process saves into a scratch folder (`chief_or_scratch`)."""
     save_encoder = getattr(model, "save_encoder", None)
     if not callable(save_encoder):
         return
-    target = os.path.join(model_dir, "encoder") if chief else tempfile.mkdtemp(prefix="tfbert-encoder-")
-    try:
-        with deferred():   # a signal meanwhile: after the file is whole
-            save_encoder(target)
-    finally:
-        if not chief:
-            shutil.rmtree(target, ignore_errors=True)
+    with chief_or_scratch(chief, os.path.join(model_dir, "encoder")) as target, deferred():
+        save_encoder(target)   # deferred: a signal meanwhile comes after the file is whole

@@ -3,6 +3,7 @@
     python benchmarks/jax_vs_tensorflow.py                        # bert_small, albert_base; batch 8 x 128, CPU
     python benchmarks/jax_vs_tensorflow.py --rounds 3 --steps 12
     python benchmarks/jax_vs_tensorflow.py --xla-flags=--xla_cpu_use_thunk_runtime=false   # JAX's XLA flags
+    LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 python benchmarks/jax_vs_tensorflow.py
 
 Each measurement is a process of its own (`--child BACKEND CONFIG`, `KERAS_BACKEND` set before Keras is
 imported), the two backends taking turns config by config and round by round, so a burst of load on a
@@ -13,6 +14,11 @@ make_batch`: batch x length 128, 20 masked positions, no padding) as `tfbert pre
 callback reads the loss back after every step, so each step has finished when it is timed. Steps/s is the
 median over the timed steps after the warm-up ones (the first compiles); the table keeps each backend's
 best round. The goal (issue 42): JAX at least 0.9x TensorFlow.
+
+The allocator matters on JAX: XLA's CPU runtime allocates a step's large buffers afresh, and glibc's malloc
+hands blocks that size back to the system when freed, so every step faults its pages in again (bert_small:
+1.26M page faults in a run on JAX against 0.48M on TensorFlow). The children inherit `LD_PRELOAD`, and the
+table's setup line names the allocator; tcmalloc (Debian's libgoogle-perftools4) keeps the pages.
 """
 
 from __future__ import annotations
@@ -124,7 +130,8 @@ def table(args: argparse.Namespace) -> Table:
              f"load average {load_before} before, {load_average()} after; Keras {sample[0]['keras']}, "
              f"{sample[0]['versions']}, {sample[1]['versions']}; batch {args.batch_size} x 128, 20 masked positions, "
              f"float32, AdamW, XLA on both; median of {args.steps} steps after {args.warmup} warm-up, best of "
-             f"{args.rounds} alternating rounds" + (f"; JAX's XLA_FLAGS {args.xla_flags}" if args.xla_flags else "")]
+             f"{args.rounds} alternating rounds" + (f"; JAX's XLA_FLAGS {args.xla_flags}" if args.xla_flags else "")
+             + f"; malloc: {os.environ.get('LD_PRELOAD') or 'glibc'}"]
     verdict = "met" if min(ratios) >= GOAL else "not met"
     notes = [f"Goal JAX >= {GOAL}x TensorFlow: {verdict} (geometric mean "
              f"{statistics.geometric_mean(ratios):.2f}x)."]

@@ -4,7 +4,7 @@ Reads the KJV (`sword-text-kjv`) and Reina-Valera 1909 (`sword-text-sparv`) SWOR
 from the test assets (`python tests/assets.py`) with `tfbert.data.sword`, aligns them by verse
 (31,084 pairs), holds out every 20th pair, trains a SentencePiece vocabulary on the training
 side of both languages, and trains a tiny XLM (L=2, H=128, 2 languages) with
-`XLMPretrainingModel(objective="mlm")` on TLM batches (`tfbert.data.multilingual.tlm_dataset`:
+`XLMPretrainingModel(objective="mlm")` on TLM batches (`tfbert.families.xlm.streams.tlm_dataset`:
 pair concatenated, positions restarting at the Spanish sentence, language ids per part, both
 sides masked). Reports the held-out TLM loss (fixed masks) before and after.
 
@@ -26,7 +26,7 @@ import keras  # noqa: E402
 from assets import asset  # noqa: E402
 from tiny_recipes import tiny_xlm  # noqa: E402
 from tfbert.data import MaskedLMMasker  # noqa: E402
-from tfbert.data.multilingual import split_xlm_batch, tlm_dataset  # noqa: E402
+from tfbert.families.xlm.streams import split_xlm_batch, tlm_dataset  # noqa: E402
 from tfbert.data.parallel import parallel_text_lines  # noqa: E402
 from tfbert.data.sword import ZTextModule, aligned_verses  # noqa: E402
 from tfbert.families.xlm.models import XLMPretrainingModel  # noqa: E402

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from tfbert.models.dense import matmul_rows
 from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 
@@ -28,7 +29,7 @@ class TokenEmbedding(keras.layers.Embedding):
     def call(self, inputs, reverse: bool = False):
         if reverse:
             table = ops.cast(self.embeddings, self.compute_dtype)
-            return ops.matmul(ops.cast(inputs, self.compute_dtype), ops.transpose(table))
+            return matmul_rows(ops.cast(inputs, self.compute_dtype), ops.transpose(table))
         return super().call(inputs)
 
     def compute_output_shape(self, input_shape, reverse: bool = False):

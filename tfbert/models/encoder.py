@@ -9,6 +9,7 @@ from keras import ops
 
 from tfbert.config import EncoderConfig
 from tfbert.models.attention import SelfAttention, attention_bias
+from tfbert.models.dense import Dense
 from tfbert.models.embeddings import TextEmbeddings, TokenEmbedding
 from tfbert.models.feedforward import FeedForward
 from tfbert.models.initializers import truncated_normal
@@ -92,7 +93,7 @@ def _stem(config: EncoderConfig, embeddings: TextEmbeddings | None, policy) -> d
         embeddings = text_embeddings(config, policy)
     stem = {"embeddings": embeddings, "projection": None, "relative": None, "final_norm": None}
     if config.embedding_size != config.hidden_size:
-        stem["projection"] = keras.layers.Dense(
+        stem["projection"] = Dense(
             config.hidden_size, kernel_initializer=init, dtype=policy, name="embedding_projection"
         )
     if config.positions == "relative":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keras
 
 from tfbert.models.activations import get_activation
+from tfbert.models.dense import Dense
 from tfbert.models.dropout import Dropout
 from tfbert.models.initializers import truncated_normal
 
@@ -49,13 +50,13 @@ class FeedForward(keras.layers.Layer):
         self.norm_first = norm_first
         init = truncated_normal(initializer_range)
         policy = self.dtype_policy
-        self.intermediate = keras.layers.Dense(
+        self.intermediate = Dense(
             intermediate_size, kernel_initializer=init, dtype=policy, name="intermediate"
         )
         self.gate = (
-            keras.layers.Dense(intermediate_size, kernel_initializer=init, dtype=policy, name="gate") if gated else None
+            Dense(intermediate_size, kernel_initializer=init, dtype=policy, name="gate") if gated else None
         )
-        self.output_dense = keras.layers.Dense(hidden_size, kernel_initializer=init, dtype=policy, name="output")
+        self.output_dense = Dense(hidden_size, kernel_initializer=init, dtype=policy, name="output")
         self.dropout = Dropout(dropout_rate, dtype=policy, name="dropout")
         self.layer_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="layer_norm")
 

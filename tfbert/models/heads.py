@@ -7,6 +7,7 @@ from keras import ops
 
 from tfbert.config import EncoderConfig
 from tfbert.models.activations import get_activation
+from tfbert.models.dense import Dense
 from tfbert.models.dropout import Dropout
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.initializers import truncated_normal
@@ -61,7 +62,7 @@ class MaskedLMHead(TiedDecoder):
         super().__init__(token_embedding, **kwargs)
         self.activation_fn = get_activation(activation)
         policy = self.dtype_policy
-        self.transform = keras.layers.Dense(
+        self.transform = Dense(
             token_embedding.output_dim,
             kernel_initializer=truncated_normal(initializer_range),
             dtype=policy,

@@ -18,6 +18,7 @@ from keras import ops
 
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
+from tfbert.models.dense import Dense
 from tfbert.models.encoder import Encoder
 from tfbert.models.family import FamilyPretrainingModel
 from tfbert.models.heads import MaskedLMHead
@@ -114,11 +115,11 @@ class ReplacedTokenHead(keras.layers.Layer):
     def __init__(self, hidden_size: int, activation: str = "gelu", initializer_range: float = 0.02, **kwargs):
         super().__init__(**kwargs)
         init = truncated_normal(initializer_range)
-        self.dense = keras.layers.Dense(
+        self.dense = Dense(
             hidden_size, activation=get_activation(activation), kernel_initializer=init, dtype=self.dtype_policy,
             name="dense",
         )
-        self.prediction = keras.layers.Dense(1, kernel_initializer=init, dtype=self.dtype_policy, name="prediction")
+        self.prediction = Dense(1, kernel_initializer=init, dtype=self.dtype_policy, name="prediction")
 
     def build(self, sequence_shape):
         self.dense.build(sequence_shape)

@@ -20,6 +20,7 @@ from keras import ops
 
 from tfbert.config import ModelConfig, as_model_config
 from tfbert.models.activations import get_activation
+from tfbert.models.dense import Dense
 from tfbert.models.embeddings import TokenEmbedding
 from tfbert.models.encoder import Encoder
 from tfbert.models.family import FamilyPretrainingModel
@@ -66,9 +67,9 @@ class SpanBoundaryHead(TiedDecoder):
         self.position_embedding = keras.layers.Embedding(
             span_positions, hidden_size, embeddings_initializer=init, dtype=policy, name="position_embedding"
         )
-        self.first = keras.layers.Dense(hidden_size, kernel_initializer=init, dtype=policy, name="first")
+        self.first = Dense(hidden_size, kernel_initializer=init, dtype=policy, name="first")
         self.first_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="first_norm")
-        self.second = keras.layers.Dense(token_embedding.output_dim, kernel_initializer=init, dtype=policy, name="second")
+        self.second = Dense(token_embedding.output_dim, kernel_initializer=init, dtype=policy, name="second")
         self.second_norm = keras.layers.LayerNormalization(epsilon=layer_norm_epsilon, dtype=policy, name="second_norm")
 
     def build(self, sequence_shape, *positions_shapes):

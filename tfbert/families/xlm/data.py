@@ -2,7 +2,7 @@
 
 XLM's spec names `multilingual_pipeline` as its `ExampleRecipe.pipeline`, so `tfbert pretrain` reads a run's
 data here (`tfbert.training.pretraining_inputs.example_pipeline`); the streams, translation pairs and language
-sampling are `tfbert.data.multilingual`'s. Language ids follow the order the files are given in.
+sampling are `tfbert.families.xlm.streams`'s. Language ids follow the order the files are given in.
 
 Example:
     >>> parse_xlm_data("tlm:kjv.en,rv.es")       # aligned English and Spanish verses, languages 0 and 1
@@ -16,7 +16,7 @@ from typing import Sequence
 import tensorflow as tf
 
 from tfbert.config import ModelConfig
-from tfbert.data import multilingual
+from tfbert.families.xlm import streams
 from tfbert.data.masking import mask_dataset
 from tfbert.data.parallel import count_lines, parallel_text_lines, parallel_tsv
 from tfbert.distribute import shard_for_input_pipeline
@@ -74,23 +74,23 @@ def xlm_examples(
         pairs = parallel_tsv(paths[0]) if len(paths) == 1 else parallel_text_lines(*paths)
         if input_context is not None:
             pairs = pairs.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
-        batches = multilingual.tlm_dataset(pairs.repeat(), tokenizer, masker=masker, sequence_length=sequence_length,
-                                           batch_size=batch_size, seed=seed, shuffle_buffer=10_000)
+        batches = streams.tlm_dataset(pairs.repeat(), tokenizer, masker=masker, sequence_length=sequence_length,
+                                      batch_size=batch_size, seed=seed, shuffle_buffer=10_000)
     else:
-        streams = []
+        languages = []
         for language_id, path in enumerate(paths):
             documents = documents_from(path)
             if input_context is not None:
                 documents = shard_for_input_pipeline(documents, input_context)
-            streams.append(multilingual.stream_examples(documents.repeat(), tokenizer, language_id=language_id,
-                                                        sequence_length=sequence_length))
+            languages.append(streams.stream_examples(documents.repeat(), tokenizer, language_id=language_id,
+                                                     sequence_length=sequence_length))
         sizes = [count_lines(path) if not path.endswith(".gz") else 1 for path in paths]
-        mixed = multilingual.sample_languages(streams, sizes, alpha=alpha, seed=seed)
+        mixed = streams.sample_languages(languages, sizes, alpha=alpha, seed=seed)
         batches = mixed.shuffle(1000, seed=seed).batch(batch_size, drop_remainder=True)
         if objective == "mlm":
             batches = mask_dataset(batches, masker, seed=seed)
     model_objective = "clm" if objective == "clm" else "mlm"
-    return batches.map(lambda batch: multilingual.split_xlm_batch(batch, model_objective)).prefetch(tf.data.AUTOTUNE)
+    return batches.map(lambda batch: streams.split_xlm_batch(batch, model_objective)).prefetch(tf.data.AUTOTUNE)
 
 
 def multilingual_pipeline(config: ModelConfig, tokenizer: Tokenizer, data, settings: ExampleSettings,

@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from tfbert.data import MaskedLMMasker
-from tfbert.data.multilingual import (
+from tfbert.families.xlm.streams import (
     language_sampling_probabilities,
     pack_translation_pairs,
     sample_languages,

@@ -51,13 +51,14 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(items):
-    """Test files with the most `slow` tests first, each file's tests kept together and in order.
+    """Test files with the most `slow` or `end_to_end` tests first, each file's tests kept together and in order.
 
     `.ci/run` hands files to two xdist workers in collection order (`--dist loadfile
     --no-loadscope-reorder`); starting the longest files first leaves short ones to even out the end,
     instead of one worker finishing a long file alone.
     """
-    slow_per_file = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    slow_per_file = Counter(item.path for item in items
+                            if item.get_closest_marker("slow") or item.get_closest_marker("end_to_end"))
     items.sort(key=lambda item: -slow_per_file[item.path])
 
 

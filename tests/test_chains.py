@@ -22,6 +22,8 @@ from finetuning.test_sentence_embedding_cli import topic_pairs, write_korsts
 from tfbert import artifacts
 from tfbert.cli import main
 
+pytestmark = pytest.mark.end_to_end
+
 TEXTS = ["A man is playing a guitar.", "The quick brown fox jumps over the lazy dog.", "Rain and snow near the sun."]
 COMMON = ["--strategy", "cpu", "--seed", "0"]
 ST_LENGTH = 24

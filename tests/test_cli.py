@@ -7,6 +7,8 @@ import pytest
 
 from tfbert.cli import main
 
+pytestmark = pytest.mark.end_to_end
+
 # Each subcommand and options its --help must explain.
 HELP = {
     "configs": ["tfbert configs"],

@@ -19,6 +19,8 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+pytestmark = pytest.mark.end_to_end
+
 ROOT = Path(__file__).parents[1]
 NOTEBOOKS = sorted((ROOT / "colab").glob("*.ipynb"))
 # The TPU notebook takes the JAX route on a TPU runtime; its CPU smoke path runs on JAX here too.

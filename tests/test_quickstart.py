@@ -8,6 +8,8 @@ import pytest
 from tfbert.cli import main
 from tfbert.commands.quickstart import FILL_MASK_SENTENCES, WORK_MARKER
 
+pytestmark = pytest.mark.end_to_end
+
 
 def test_quickstart_runs_end_to_end_and_exports_fill_mask(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)

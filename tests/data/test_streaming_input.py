@@ -13,6 +13,8 @@ from tfbert.data.pretraining import line_by_line_dataset, pair_examples, pretrai
 from tfbert.data.readers import text_line_documents, text_lines
 from tfbert.training.pretraining_inputs import check_line_by_line_objectives
 
+pytestmark = pytest.mark.end_to_end
+
 SEQUENCE_LENGTH = 32
 
 

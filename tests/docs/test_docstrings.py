@@ -17,6 +17,8 @@ import pytest
 from assets import asset
 from built_once import built_once
 
+pytestmark = pytest.mark.end_to_end
+
 PACKAGE = Path(__file__).resolve().parents[2] / "tfbert"
 # tests/test_public_api.py runs these two with the public API's other checks.
 ELSEWHERE = {"tfbert", "tfbert.architectures.registry"}

@@ -19,6 +19,8 @@ import command_server
 import pytest
 from guide_blocks import all_blocks, pages, blocks
 
+pytestmark = pytest.mark.end_to_end
+
 HERE = Path(__file__).parent
 # What a reader would have downloaded: the name in the page's folder -> a test asset (a folder by one of its files).
 FOLDERS = {"all-MiniLM-L6-v2": "minilm/config.json"}

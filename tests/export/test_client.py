@@ -14,6 +14,8 @@ from serving_stub import Servable, ServingStub, rest_request_columns
 
 from tfbert.export.signatures import grpc_predict_request, rest_columnar_body, rest_instances_body
 
+pytestmark = pytest.mark.end_to_end
+
 INVALID_UTF8 = b"caf\xe9 \xff\xfe"
 
 

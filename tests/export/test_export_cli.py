@@ -9,6 +9,8 @@ import tensorflow as tf
 from tfbert.cli import CommandError
 from tfbert.commands.export import add_parser
 
+pytestmark = pytest.mark.end_to_end
+
 
 def _parse(*argv):
     parser = argparse.ArgumentParser()

@@ -34,7 +34,7 @@ pytest.importorskip("tensorflow_hub")
 pytest.importorskip("tf_keras")
 # The tutorial fixture's process (up to 1,200 s on a loaded machine) counts toward its first test's time: over
 # the suite's 600 s, pytest-timeout would end the whole worker, not the test.
-pytestmark = pytest.mark.timeout(1500)
+pytestmark = [pytest.mark.timeout(1500), pytest.mark.end_to_end]
 
 
 def _source(kind: str, assets):

@@ -12,6 +12,8 @@ from conftest import CHOICES, CONTEXTS, LABELS, MASKED, PAIRS, QUESTIONS, TAGS, 
 from tfbert.cli import main
 from tfbert.export.client import SavedModelClient, predict_texts
 
+pytestmark = pytest.mark.end_to_end
+
 
 def _run(capsys, *argv, stdin=None, monkeypatch=None):
     """`(exit status, stdout, stderr)` of `tfbert predict ARGV`."""

@@ -13,6 +13,8 @@ from tfbert.tasks import (QAExample, TensorFlowTokenizer, decode_answers, encode
                           make_features)
 from tfbert.finetuning.features import pad_rows
 
+pytestmark = pytest.mark.end_to_end
+
 TOLERANCE = 1e-5
 LONG_QUESTIONS = ["When did the museum open?", "Who painted the ceiling?"]
 LONG_CONTEXTS = [" ".join(f"Room {n} holds paintings from the {n}th century and a café." for n in range(1, 12))

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.end_to_end
+
 SAVED_MODEL_CLI = shutil.which("saved_model_cli") or str(Path(sys.executable).with_name("saved_model_cli"))
 
 

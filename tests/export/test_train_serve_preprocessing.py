@@ -15,6 +15,8 @@ from tfbert.data.preprocessor import Preprocessor
 from tfbert.export.module import PreprocessingModule
 from tfbert.tasks import encode_texts
 
+pytestmark = pytest.mark.end_to_end
+
 SEQUENCE_LENGTH = 24
 LONG = ("The first program was written by Ada Lovelace in 1843, long before any machine could run it, "
         "and it computed Bernoulli numbers on the analytical engine that Babbage designed.")

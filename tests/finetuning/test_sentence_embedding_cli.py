@@ -9,6 +9,8 @@ import pytest
 from tfbert.cli import main
 from tfbert.data.sentence_pairs import KORSTS_COLUMNS
 
+pytestmark = pytest.mark.end_to_end
+
 GROUPS = [["cat", "dog", "horse", "cow", "sheep", "bird"], ["bread", "cheese", "apple", "rice", "soup", "cake"],
           ["rain", "snow", "wind", "storm", "cloud", "sun"], ["football", "tennis", "golf", "chess", "boxing", "rugby"]]
 FILLER = ["the", "and", "with", "very", "some", "near"]

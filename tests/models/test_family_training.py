@@ -13,6 +13,8 @@ from tfbert.families.xlm.models import XLMPretrainingModel
 
 from training.subprocess_runner import TWO_LOGICAL_CPUS, run_python_json
 
+pytestmark = pytest.mark.slow
+
 METRICS = {
     "electra": {"mlm_loss", "mlm_accuracy", "rtd_loss", "rtd_accuracy", "rtd_precision", "rtd_recall"},
     "spanbert": {"mlm_loss", "mlm_accuracy", "sbo_loss", "sbo_accuracy"},

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from processes import run_tfbert, signal_when, start_tfbert, write_tiny_run_inputs
 
+pytestmark = pytest.mark.end_to_end
+
 STEPS = 8
 
 

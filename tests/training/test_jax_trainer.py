@@ -18,6 +18,8 @@ from .subprocess_runner import REPOSITORY_ROOT, python_env
 
 from tfbert import artifacts
 
+pytestmark = pytest.mark.end_to_end
+
 STEPS = 6
 TEXTS = ["the [MASK] of the school", "i was a [MASK] boy"]
 JAX_ENV = {"KERAS_BACKEND": "jax", "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}

@@ -14,6 +14,8 @@ from tfbert.training.pretraining import pretrain
 from tfbert.training.pretraining_config import optimizer_settings
 from tfbert.training.pretraining_inputs import document_pipeline, documents_from, example_pipeline, pretraining_examples
 
+pytestmark = pytest.mark.end_to_end
+
 
 @pytest.fixture(scope="module")
 def botchan_corpus(assets, tmp_path_factory):

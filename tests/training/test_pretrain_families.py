@@ -13,6 +13,8 @@ from tfbert.text.vocab_training import train_sentencepiece, train_wordpiece
 from tfbert.training.pretraining import pretrain
 from tfbert.training.pretraining_inputs import documents_from, pretraining_examples
 
+pytestmark = pytest.mark.end_to_end
+
 SMALL = dict(hidden=32, layers=1, heads=2)
 
 

@@ -12,6 +12,8 @@ from tfbert.models.tasks import MultipleChoice
 
 from learning_data import WORDS, fresh_encoder
 
+pytestmark = pytest.mark.slow
+
 
 def choice_examples(rng, count, choices=4):
     """The right choice shares a word with the question; the others share none."""

@@ -9,6 +9,8 @@ from tfbert.finetuning.features import encode_texts
 from tfbert.finetuning.finetune import finetune
 from tfbert.models.tasks import SequenceClassifier
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.slow
 def test_classification_on_pang_lee_beats_the_majority_class(assets, tokenizer, tmp_path, monkeypatch):

@@ -2,6 +2,7 @@
 held-out data; they run on MiniLM's first two layers with a compact token table (see conftest.py)."""
 
 import numpy as np
+import pytest
 
 from tfbert.finetuning.evaluation import squad_evaluator, tagging_evaluator
 from tfbert.finetuning.finetune import finetune
@@ -11,6 +12,8 @@ from tfbert.finetuning.question_answering import make_features
 from tfbert.finetuning.tagging import encode_tagged_words
 
 from learning_data import WORDS, fresh_encoder
+
+pytestmark = pytest.mark.slow
 
 
 def number_sentences(rng, count):

@@ -114,6 +114,17 @@ def test_export_and_predict_commands_on_a_keras_file(models, exports, loaded, tm
     assert len(error.splitlines()) == 1 and (folder / "model.tflite").stat().st_mtime_ns == written
 
 
+def test_loading_an_export_again_and_again_warns_of_no_retracing(tflite_exports, caplog, capfd):
+    """A process that loads exports one after another (a server, a notebook, `predict` in a loop) stays quiet."""
+    from tfbert.export import TFLiteExport
+
+    for _ in range(8):
+        export = TFLiteExport(tflite_exports["classification"], threads=1)
+        export.encode({name: TEXTS[:2] for name in export.input_names})
+    assert not [record for record in caplog.records if "retracing" in record.getMessage()]
+    assert "retracing" not in capfd.readouterr().err
+
+
 def test_tasks_and_options_a_tflite_export_cannot_serve_are_refused(models, tokenizer, exports, tmp_path, capsys):
     from tfbert.export import export_tflite
 

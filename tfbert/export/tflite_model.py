@@ -200,10 +200,15 @@ class TFLiteExport:
 
 
 def _packing_function(preprocessor: "Preprocessor", texts: int):
-    """`preprocessor.pack` then `trim_padding`, traced once for `texts` string inputs (a text, or a pair)."""
+    """`preprocessor.pack` then `trim_padding`, traced once, here, for `texts` string inputs (a text, or a pair).
+
+    A concrete function: a `tf.function` made per loaded export would have TensorFlow warn of "retracing" on
+    stderr once a process had loaded five exports, though each traces once.
+    """
     import tensorflow as tf
 
     def pack(*inputs):
         return preprocessor.trim_padding(preprocessor.pack(*inputs))
 
-    return tf.function(pack, input_signature=[tf.TensorSpec([None], tf.string)] * texts, autograph=False)
+    signature = [tf.TensorSpec([None], tf.string)] * texts
+    return tf.function(pack, input_signature=signature, autograph=False).get_concrete_function()

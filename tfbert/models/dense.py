@@ -18,6 +18,14 @@ import keras
 from keras import ops
 
 
+def _on_rows(inputs, compute, units: int):
+    """`compute` of `inputs` `[..., in]` flattened to `[rows, in]`, its `[rows, units]` result reshaped back."""
+    if len(inputs.shape) <= 2:
+        return compute(inputs)
+    leading = ops.shape(inputs)[:-1]
+    return ops.reshape(compute(ops.reshape(inputs, (-1, inputs.shape[-1]))), (*leading, units))
+
+
 def matmul_rows(inputs, matrix):
     """`inputs @ matrix` for `inputs` `[..., in]`, computed as one `[rows, in] @ [in, out]` matmul.
 
@@ -25,11 +33,7 @@ def matmul_rows(inputs, matrix):
         >>> tuple(matmul_rows(keras.ops.ones((2, 5, 4)), keras.ops.ones((4, 3))).shape)
         (2, 5, 3)
     """
-    if len(inputs.shape) <= 2:
-        return ops.matmul(inputs, matrix)
-    leading = ops.shape(inputs)[:-1]
-    flat = ops.matmul(ops.reshape(inputs, (-1, inputs.shape[-1])), matrix)
-    return ops.reshape(flat, (*leading, matrix.shape[-1]))
+    return _on_rows(inputs, lambda rows: ops.matmul(rows, matrix), matrix.shape[-1])
 
 
 class Dense(keras.layers.Dense):
@@ -45,8 +49,4 @@ class Dense(keras.layers.Dense):
     """
 
     def call(self, inputs, training=None):
-        if len(inputs.shape) <= 2:
-            return super().call(inputs, training=training)
-        leading = ops.shape(inputs)[:-1]
-        flat = ops.reshape(inputs, (-1, inputs.shape[-1]))
-        return ops.reshape(super().call(flat, training=training), (*leading, self.units))
+        return _on_rows(inputs, lambda rows: super(Dense, self).call(rows, training=training), self.units)

@@ -16,10 +16,10 @@ from typing import Sequence
 import tensorflow as tf
 
 from tfbert.config import ModelConfig
-from tfbert.families.xlm import streams
 from tfbert.data.masking import mask_dataset
 from tfbert.data.parallel import count_lines, parallel_text_lines, parallel_tsv
 from tfbert.distribute import shard_for_input_pipeline
+from tfbert.families.xlm import streams
 from tfbert.text.base import Tokenizer
 from tfbert.training.pretraining_inputs import DatasetFn, ExampleSettings, documents_from, pretraining_preprocessor
 
